@@ -1,0 +1,45 @@
+# Runtime memory-model control for Linux: the series in patches/, and the
+# harness that builds, boots and tests it. See README.md.
+
+SHELL := /bin/sh
+H := harness
+
+# The kernel variants the matrix boots.
+KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.tsv | awk 'NF { print $$3 }' | sort -u)
+
+.PHONY: all check deps base tree export kernels guest matrix harness-selftest clean
+
+# The main job: dependencies, base, series, kernels, boot matrix, summary.
+all: matrix
+
+# Everything CI runs.
+check: matrix harness-selftest
+	@echo "make check: all checks passed"
+
+deps:
+	@sh $(H)/install-deps.sh
+
+base: deps
+	@sh $(H)/make-base.sh
+
+tree: base
+	@sh $(H)/make-tree.sh
+
+export:
+	@sh $(H)/export-patches.sh
+
+kernels: tree
+	@for k in $(KERNELS); do sh $(H)/build-kernel.sh $$k || exit 1; done
+
+guest: tree
+	@sh $(H)/build-guest.sh
+
+matrix: kernels guest
+	@sh $(H)/run-matrix.sh
+
+# The harness itself must be able to fail: a wrong expectation is caught.
+harness-selftest: kernels guest
+	@sh $(H)/selftest-harness.sh
+
+clean:
+	rm -rf build/kernel build/guest build/results build/logs

@@ -1,0 +1,63 @@
+#!/bin/sh
+# build-kernel.sh NAME [SRC]: cross-build the arm64 kernel variant NAME of
+# harness/kernels.tsv from SRC (default build/linux) into build/kernel/NAME,
+# with ccache. Prints the path of its Image.
+. "$(dirname "$0")/lib.sh"
+
+name=${1:?usage: build-kernel.sh NAME [SRC]}
+src=${2:-$BUILD/linux}
+out=${OUT:-$BUILD/kernel/$name}
+frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$TOP/harness/kernels.tsv")
+[ -n "$frags" ] || die "no kernel variant '$name' in harness/kernels.tsv"
+[ -f "$src/Makefile" ] || die "no kernel source in $src"
+
+stage "kernel $name (${frags# })"
+mkdir -p "$out"
+log=$LOGS/kernel-$name.log
+kmake() {
+	make -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"
+}
+
+files=
+for f in $frags; do
+	files="$files $TOP/harness/configs/$f.config"
+done
+# shellcheck disable=SC2086
+{
+	kmake tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		$files &&
+	kmake olddefconfig
+} >"$log" 2>&1 || {
+	tail -n 30 "$log" >&2
+	die "configuring kernel $name failed"
+}
+
+# Every option a fragment asks for must have its value, unless the tree
+# has no such symbol (the series' option, before the series adds it).
+bad=
+for f in $files; do
+	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)/\1 \2/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 n/p' "$f"
+done | while read -r sym val; do
+	got=$(sed -n -e "s/^$sym=//p" -e "s/^# $sym is not set/n/p" "$out/.config")
+	[ -n "$got" ] || got=n
+	[ "$got" = "$val" ] && continue
+	if ! grep -rqs --include='Kconfig*' "^[[:space:]]*config ${sym#CONFIG_}\$" "$src"; then
+		[ "$val" = n ] || msg "    note: $sym is not in this tree"
+		continue
+	fi
+	msg "    $sym: wanted $val, got $got (unmet dependency?)"
+	echo "$sym" >>"$out/.config-mismatch"
+done
+if [ -s "$out/.config-mismatch" ]; then
+	rm -f "$out/.config-mismatch"
+	die "kernel $name: the config fragments are not met"
+fi
+
+run_logged "$log.build" kmake Image || die "building kernel $name failed"
+cat "$log.build" >>"$log"
+rm -f "$log.build"
+msg "    $(ls -l "$out/arch/arm64/boot/Image" | awk '{print $5}') bytes: ${out#"$TOP"/}/arch/arm64/boot/Image"
+stage_end

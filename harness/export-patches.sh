@@ -1,0 +1,36 @@
+#!/bin/sh
+# Write patches/ back from build/linux: git format-patch --cover-letter
+# of base..HEAD. Stable: run twice with no change, it leaves no diff.
+. "$(dirname "$0")/lib.sh"
+
+TREE=$BUILD/linux
+[ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
+[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+	die "build/linux has uncommitted changes: commit them first"
+
+out=$BUILD/patches.new
+rm -rf "$out"
+mkdir -p "$out"
+n=$(git -C "$TREE" rev-list --count base..HEAD)
+if [ "$n" -gt 0 ]; then
+	# Fixed options, so that the output does not depend on the
+	# developer's git configuration: no hashes that change on every
+	# 'git am', no git version in the signature.
+	git -C "$TREE" -c diff.renames=true \
+		format-patch -q --no-thread --cover-letter --cover-from-description=subject \
+		--zero-commit --no-signature --base=base --subject-prefix=PATCH \
+		-o "$out" base..HEAD
+	# The cover letter's date would be the time of the export.
+	sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
+		"$out/0000-cover-letter.patch"
+fi
+rm -f "$TOP"/patches/*.patch
+mkdir -p "$TOP/patches"
+if [ "$n" -gt 0 ]; then
+	mv "$out"/*.patch "$TOP/patches/"
+fi
+rmdir "$out"
+# The tree now matches patches/.
+id=$(cat "$TOP"/patches/*.patch 2>/dev/null | git hash-object --stdin)
+echo "$id $(git -C "$TREE" rev-parse HEAD)" >"$TREE/.git/mem-model-state"
+msg "patches/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"

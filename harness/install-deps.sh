@@ -1,0 +1,44 @@
+#!/bin/sh
+# Install the Debian packages the harness needs, if any is missing.
+. "$(dirname "$0")/lib.sh"
+
+stage "dependencies"
+
+pkgs="make gcc git xz-utils cpio bc flex bison libssl-dev libelf-dev kmod
+      rsync python3 perl ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      qemu-system-arm linux-source-6.12=$LINUX_VERSION"
+
+missing=
+for p in $pkgs; do
+	name=${p%%=*}
+	want=${p#"$name"}
+	want=${want#=}
+	have=$(dpkg-query -W -f '${db:Status-Status} ${Version}' "$name" \
+		2>/dev/null || true)
+	case $have in
+	"installed $want" | "installed "*)
+		if [ -z "$want" ] || [ "$have" = "installed $want" ]; then
+			continue
+		fi
+		;;
+	esac
+	missing="$missing $p"
+done
+
+if [ -z "$missing" ]; then
+	msg "    all packages present"
+	stage_end
+	exit 0
+fi
+
+msg "    missing:$missing"
+if [ "$(id -u)" != 0 ]; then
+	die "these packages are missing and installing them needs root: run 'sudo apt-get install$missing', or run make as root"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+run_logged "$LOGS/apt-update.log" apt-get update
+# shellcheck disable=SC2086
+run_logged "$LOGS/apt-install.log" apt-get install -y --no-install-recommends \
+	--allow-downgrades $missing
+stage_end

@@ -1,0 +1,73 @@
+# shellcheck shell=sh
+# Common settings and helpers for the harness scripts. Sourced, not run.
+
+set -eu
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$TOP/build
+LOGS=$BUILD/logs
+RESULTS=$BUILD/results
+CACHE=${MEM_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mem-model}
+LINUX_VERSION=$(cat "$TOP/harness/linux-source.version")
+CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+JOBS=${JOBS:-$(nproc)}
+
+export CCACHE_DIR="$CACHE/ccache"
+export CCACHE_BASEDIR="$BUILD"
+export CCACHE_NOHASHDIR=1
+export CCACHE_COMPILERCHECK=content
+# Reproducible kernel builds: the same inputs give the same Image.
+export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+export KBUILD_BUILD_USER=mem-model
+export KBUILD_BUILD_HOST=harness
+export LC_ALL=C
+
+mkdir -p "$LOGS" "$RESULTS" "$CACHE"
+
+msg() {
+	printf '%s\n' "$*"
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# stage NAME: print one line when a stage starts; stage_end prints its
+# duration.
+stage() {
+	STAGE_NAME=$1
+	STAGE_START=$(date +%s)
+	printf '==> %s\n' "$STAGE_NAME"
+}
+
+stage_end() {
+	printf '<== %s (%ss)\n' "$STAGE_NAME" "$(($(date +%s) - STAGE_START))"
+}
+
+# run_logged LOG CMD...: run CMD with its output in LOG, printing a
+# progress line every 30 s so that no step is silent for a minute. On
+# failure, show the tail of the log.
+run_logged() {
+	_log=$1
+	shift
+	"$@" >"$_log" 2>&1 &
+	_pid=$!
+	_t0=$(date +%s)
+	while kill -0 "$_pid" 2>/dev/null; do
+		_i=0
+		while [ $_i -lt 30 ] && kill -0 "$_pid" 2>/dev/null; do
+			sleep 1
+			_i=$((_i + 1))
+		done
+		if kill -0 "$_pid" 2>/dev/null; then
+			printf '    ... %ss, %s\n' "$(($(date +%s) - _t0))" \
+				"$(tail -n 1 "$_log" | cut -c1-100)"
+		fi
+	done
+	if ! wait "$_pid"; then
+		printf 'error: failed; last lines of %s:\n' "${_log#"$TOP"/}" >&2
+		tail -n 30 "$_log" >&2
+		return 1
+	fi
+}

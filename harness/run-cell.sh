@@ -1,0 +1,113 @@
+#!/bin/sh
+# run-cell.sh CELL: boot one cell of the matrix, judge it, and write
+# build/results/CELL.{log,ktap,row}. Exits non-zero if the cell fails, and
+# then shows the tail of its console. KERNEL=<Image> boots that image
+# instead of the cell's own kernel variant.
+. "$(dirname "$0")/lib.sh"
+
+cell=${1:?usage: run-cell.sh CELL}
+MATRIX=${MATRIX:-$TOP/tests/matrix.tsv}
+line=$(sed -e 's/#.*//' "$MATRIX" | awk -v c="$cell" '$1 == c')
+[ -n "$line" ] || die "no cell '$cell' in ${MATRIX#"$TOP"/}"
+# shellcheck disable=SC2086
+set -- $line
+qemu=$2 kernel=$3 expect=$4 timeout=$5 tests=$6 allow=$7
+shift 7
+flags=$*
+
+image=${KERNEL:-$BUILD/kernel/$kernel/arch/arm64/boot/Image}
+initrd=$BUILD/guest/initramfs.cpio
+[ -f "$image" ] || die "cell $cell: no kernel image $image"
+[ -f "$initrd" ] || die "cell $cell: no initramfs: run harness/build-guest.sh"
+want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
+	"$TOP/tests/expect.tsv")
+[ -n "$want" ] || die "cell $cell: no row '$expect' in tests/expect.tsv"
+# Collections: "arm64/abi" runs as the collection "arm64".
+collections=$(echo "$tests" | tr , '\n' | sed 's,/.*,,' | sort -u | paste -sd, -)
+
+log=$RESULTS/$cell.log
+ktap=$RESULTS/$cell.ktap
+t0=$(date +%s)
+# shellcheck disable=SC2086
+timeout --foreground -k 5 "$timeout" "$qemu" $flags -m 1024 \
+	-nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd" \
+	-append "console=ttyAMA0 panic=-1 mm_tests=$collections" \
+	</dev/null >"$log" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+	sleep 1
+	el=$(($(date +%s) - t0))
+	if [ $((el % 30)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+		printf '    ... %s: %ss, %s\n' "$cell" "$el" \
+			"$(grep -a '^# selftests:\|^ok \|^not ok ' "$log" | tail -n 1 | cut -c1-80)"
+	fi
+done
+wait "$pid" && rc=0 || rc=$?
+secs=$(($(date +%s) - t0))
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+
+# KTAP: what run_kselftest.sh printed, without the kernel's own lines.
+sed -n '/^TAP version/,/^mem-model-harness: done/p' "$log" |
+	grep -av '^\[ *[0-9]*\.[0-9]*\]\|^mem-model-harness:' >"$ktap" || true
+
+fail=
+if grep -aq '^mem-model-harness: done' "$log"; then
+	boot=ok
+elif [ "$rc" = 124 ]; then
+	boot=timeout fail="$fail boot"
+else
+	boot=crashed fail="$fail boot"
+fi
+
+got=$(sed -n 's/^mem-model-probe: //p' "$log" | tail -n 1)
+if [ "$got" = "$want" ]; then
+	probe=ok
+else
+	probe=FAIL fail="$fail probe"
+fi
+
+count() { grep -ac "$1" "$ktap" || true; }
+t_skip=$(count '^ok .*# SKIP')
+t_pass=$(($(count '^ok ') - t_skip))
+t_fail=$(count '^not ok ')
+c_skip=$(count '^\(# \)\+ok .*# SKIP')
+c_pass=$(($(count '^\(# \)\+ok ') - c_skip))
+c_fail=$(count '^\(# \)\+not ok ')
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | head -n 1)
+[ "$t_fail" = 0 ] || fail="$fail tests"
+[ "$c_fail" = 0 ] || fail="$fail cases"
+[ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
+[ $((t_pass + t_skip)) -gt 0 ] || fail="$fail no-tests"
+
+# The kernel's log: any warning, BUG, oops or lockdep report fails, but
+# for a WARNING whose message (the line before it) has the cell's 'allow'
+# text. Lockdep and might_sleep reports start with WARNING: or BUG: too.
+set -- $(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$log" | awk -v allow="$allow" '
+	/WARNING:|BUG:|Oops|Kernel panic|Unable to handle kernel|Internal error|INFO: task/ {
+		if (allow != "-" && /WARNING:/ && index(prev, allow)) a++
+		else n++
+	}
+	{ prev = $0 }
+	END { print n + 0, a + 0 }')
+if [ "$1" = 0 ]; then
+	klog=clean
+else
+	klog="$1-reports" fail="$fail kernel-log"
+fi
+[ "$2" = 0 ] || klog="$klog+$2-allowed"
+
+result=PASS
+[ -z "$fail" ] || result=FAIL
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%ss\t%s\n' \
+	"$cell" "$kernel" "$expect" "$boot" "$probe" "$klog" \
+	"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" \
+	"$result" "$secs" "${fail# }" >"$RESULTS/$cell.row"
+
+if [ -n "$fail" ]; then
+	msg "    $cell: FAIL (${fail# })"
+	[ "$probe" = ok ] || printf "      probe wanted: %s\n      probe got:    %s\n" "$want" "${got:-nothing}"
+	msg "      last lines of build/results/$cell.log:"
+	tail -n 25 "$log" | sed 's/^/      | /'
+	exit 1
+fi
+msg "    $cell: PASS in ${secs}s"

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Boot every cell of the matrix (or those in CELLS), then print the
+# summary table and write build/results/summary.tsv. Exits non-zero if any
+# cell failed.
+. "$(dirname "$0")/lib.sh"
+
+MATRIX=${MATRIX:-$TOP/tests/matrix.tsv}
+cells=${CELLS:-$(sed -e 's/#.*//' "$MATRIX" | awk 'NF { print $1 }')}
+
+stage "matrix: $(echo $cells | wc -w) cell(s)"
+failed=
+rm -f "$RESULTS"/*.row
+for c in $cells; do
+	msg "    $c: booting"
+	sh "$TOP/harness/run-cell.sh" "$c" || failed="$failed $c"
+done
+
+sum=$RESULTS/summary.tsv
+{
+	printf 'cell\tkernel\texpect\tboot\tprobe\tkernel-log\ttests p/f/s\tcases p/f/s\tresult\ttime\tfailed-checks\n'
+	for c in $cells; do
+		cat "$RESULTS/$c.row" 2>/dev/null ||
+			printf '%s\t-\t-\t-\t-\t-\t-\t-\tFAIL\t-\tnot-run\n' "$c"
+	done
+} >"$sum"
+msg ""
+awk -F'\t' '{ printf "%-14s %-6s %-17s %-8s %-6s %-16s %-12s %-12s %-6s %s\n",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$sum"
+msg ""
+stage_end
+nf=$(echo $failed | wc -w)
+msg "matrix: $(($(echo $cells | wc -w) - nf)) passed, $nf failed"
+if [ -n "$failed" ]; then
+	msg "FAILED cells:$failed (see build/results/<cell>.log)"
+	exit 1
+fi
