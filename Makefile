@@ -5,7 +5,7 @@ SHELL := /bin/sh
 H := harness
 
 # The kernel variants the matrix boots.
-KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.tsv | awk 'NF { print $$3 }' | sort -u)
+KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | sort -u)
 
 .PHONY: all check deps base tree export kernels guest matrix harness-selftest clean
 

@@ -7,7 +7,7 @@
 src=$BUILD/linux
 guest=$BUILD/guest
 root=$guest/root
-MATRIX=${MATRIX:-$TOP/tests/matrix.tsv}
+MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 stage "guest: busybox, kselftests, initramfs"
@@ -54,9 +54,9 @@ for t in $(sed -e 's/#.*//' "$MATRIX" | awk 'NF { print $6 }' | tr , ' '); do
 	*) targets="$targets $t" ;;
 	esac
 done
-targets=$(echo $targets | tr ' ' '\n' | sort -u | tr '\n' ' ')
-subtargets=$(echo $subtargets | tr ' ' '\n' | sort -u | tr '\n' ' ')
-msg "    kselftest targets: $targets${subtargets:+(arm64: $subtargets)}"
+targets=$(echo $targets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+subtargets=$(echo $subtargets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+msg "    kselftest targets: $targets${subtargets:+ (subtargets: $subtargets)}"
 
 hdr=$guest/headers
 kst=$guest/kselftest-build

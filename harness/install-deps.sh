@@ -5,7 +5,7 @@
 stage "dependencies"
 
 pkgs="make gcc git xz-utils cpio bc flex bison libssl-dev libelf-dev kmod
-      rsync python3 perl ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      rsync python3 python3-ply perl ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       qemu-system-arm linux-source-6.12=$LINUX_VERSION"
 
 missing=

@@ -31,6 +31,11 @@ stage "tree: build/linux = base + patches/"
 rm -rf "$TREE"
 git clone -q --no-checkout "$BASE_GIT" "$TREE"
 git -C "$TREE" checkout -q -b series base
+# Debian's top-level .gitignore ignores everything ('/*'), so new files
+# would never show up in 'git status' or 'git add'. Drop those two lines
+# from the working copy only, and tell git not to look at that change.
+sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$TREE/.gitignore"
+git -C "$TREE" update-index --skip-worktree .gitignore
 git -C "$TREE" config user.name \
 	"$(git -C "$TOP" config user.name || echo 'mem-model harness')"
 git -C "$TREE" config user.email \
