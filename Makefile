@@ -7,7 +7,7 @@ H := harness
 # The kernel variants the matrix boots.
 KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | sort -u)
 
-.PHONY: all check deps base tree export kernels guest matrix harness-selftest clean
+.PHONY: all check deps base tree export kernels guest matrix harness-selftest check-commits clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
 all: matrix
@@ -40,6 +40,10 @@ matrix: kernels guest
 # The harness itself must be able to fail: a wrong expectation is caught.
 harness-selftest: kernels guest
 	@sh $(H)/selftest-harness.sh
+
+# Every commit of the series builds, with the option on and off.
+check-commits: tree
+	@sh $(H)/check-commits.sh on off
 
 clean:
 	rm -rf build/kernel build/guest build/results build/logs

@@ -13,7 +13,7 @@ frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$TOP/harness/kernels.tsv"
 
 stage "kernel $name (${frags# })"
 mkdir -p "$out"
-log=$LOGS/kernel-$name.log
+log=$LOGS/kernel-$(basename "$out").log
 kmake() {
 	make -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"

@@ -77,7 +77,7 @@ plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | head -n 1)
 [ "$t_fail" = 0 ] || fail="$fail tests"
 [ "$c_fail" = 0 ] || fail="$fail cases"
 [ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
-[ $((t_pass + t_skip)) -gt 0 ] || fail="$fail no-tests"
+[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
 
 # The kernel's log: any warning, BUG, oops or lockdep report fails, but
 # for a WARNING whose message (the line before it) has the cell's 'allow'

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Build every commit of the series, base..HEAD of build/linux, for each
+# kernel variant named (default: "on off"), incrementally and with ccache,
+# in a worktree of its own. A failure names the commit and the variant.
+. "$(dirname "$0")/lib.sh"
+
+variants=${*:-on off}
+TREE=$BUILD/linux
+src=$BUILD/bisect/src
+[ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
+
+commits=$(git -C "$TREE" rev-list --reverse base..HEAD)
+stage "every commit builds: $(echo $commits | wc -w) commit(s) x ($variants)"
+if [ ! -d "$src" ]; then
+	rm -rf "$BUILD/bisect"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$src" base
+fi
+for c in $commits; do
+	git -C "$src" checkout -q --detach "$c"
+	subject=$(git -C "$src" log -1 --format='%h %s')
+	for v in $variants; do
+		msg "    $subject: $v"
+		OUT=$BUILD/bisect/bisect-$v \
+			sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
+			die "commit '$subject' does not build with kernel variant '$v' (build/logs/kernel-bisect-$v.log)"
+	done
+done
+msg "    all commits build"
+stage_end
