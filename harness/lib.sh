@@ -61,8 +61,9 @@ run_logged() {
 			_i=$((_i + 1))
 		done
 		if kill -0 "$_pid" 2>/dev/null; then
+			_last=$(tail -n 1 "$_log" | cut -c1-100)
 			printf '    ... %ss, %s\n' "$(($(date +%s) - _t0))" \
-				"$(tail -n 1 "$_log" | cut -c1-100)"
+				"${_last:-running}"
 		fi
 	done
 	if ! wait "$_pid"; then

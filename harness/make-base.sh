@@ -10,6 +10,7 @@ BASE_GIT=$CACHE/base-$LINUX_VERSION-r$RECIPE.git
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 if [ -f "$BASE_GIT/mem-model-complete" ]; then
+	msg "==> base tree: cached, base-commit $(git --git-dir="$BASE_GIT" rev-parse base)"
 	exit 0
 fi
 

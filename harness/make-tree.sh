@@ -18,6 +18,7 @@ if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	want=$(patches_id)
 	set -- $(cat "$STATE" 2>/dev/null || echo none none)
 	if [ "$1" = "$want" ]; then
+		msg "==> tree: build/linux is up to date with patches/"
 		exit 0
 	fi
 	head=$(git -C "$TREE" rev-parse HEAD)
