@@ -27,6 +27,10 @@ run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$TARBALL"
 wt=$tmp/linux-source-6.12
 
 git init -q --bare "$BASE_GIT"
+# The commit leaves some 90,000 loose objects; an automatic 'git gc' would
+# then repack them in the background, competing with the kernel builds.
+# Clones of the cache hardlink the objects as they are.
+git --git-dir="$BASE_GIT" config gc.auto 0
 g() {
 	git -c core.autocrlf=false -c core.fileMode=true \
 		-c core.bigFileThreshold=512m \

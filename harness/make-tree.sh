@@ -31,7 +31,7 @@ fi
 stage "tree: build/linux = base + patches/"
 rm -rf "$TREE"
 git clone -q --no-checkout "$BASE_GIT" "$TREE"
-git -C "$TREE" checkout -q -b series base
+run_logged "$LOGS/tree-checkout.log" git -C "$TREE" checkout -q -b series base
 # Debian's top-level .gitignore ignores everything ('/*'), so new files
 # would never show up in 'git status' or 'git add'. Drop those two lines
 # from the working copy only, and tell git not to look at that change.
