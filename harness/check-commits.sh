@@ -11,8 +11,9 @@ src=$BUILD/bisect/src
 
 commits=$(git -C "$TREE" rev-list --reverse base..HEAD)
 stage "every commit builds: $(echo $commits | wc -w) commit(s) x ($variants)"
-if [ ! -d "$src" ]; then
-	rm -rf "$BUILD/bisect"
+# A worktree of an earlier build/linux is gone with it: make a new one.
+if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$src"
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$src" base
 fi
