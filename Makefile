@@ -22,7 +22,7 @@ deps:
 base: deps
 	@sh $(H)/make-base.sh
 
-tree: base
+tree: deps
 	@sh $(H)/make-tree.sh
 
 export:

@@ -7,7 +7,6 @@
 src=$BUILD/linux
 guest=$BUILD/guest
 root=$guest/root
-MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 stage "guest: busybox, kselftests, initramfs"
@@ -45,7 +44,7 @@ chmod 755 "$root/bin/busybox"
 # target with ARM64_SUBTARGETS=abi.
 targets=
 subtargets=
-for t in $(sed -e 's/#.*//' "$MATRIX" | awk 'NF { print $6 }' | tr , ' '); do
+for t in $(matrix_lines | awk '{ print $6 }' | tr , ' '); do
 	case $t in
 	*/*)
 		targets="$targets ${t%%/*}"

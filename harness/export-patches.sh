@@ -31,6 +31,5 @@ if [ "$n" -gt 0 ]; then
 fi
 rmdir "$out"
 # The tree now matches patches/.
-id=$(cat "$TOP"/patches/*.patch 2>/dev/null | git hash-object --stdin)
-echo "$id $(git -C "$TREE" rev-parse HEAD)" >"$TREE/.git/mem-model-state"
+record_tree_state
 msg "patches/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"

@@ -22,7 +22,25 @@ export KBUILD_BUILD_USER=mem-model
 export KBUILD_BUILD_HOST=harness
 export LC_ALL=C
 
+MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
+
 mkdir -p "$LOGS" "$RESULTS" "$CACHE"
+
+# The cells of the matrix, without comments and blank lines.
+matrix_lines() {
+	sed -e 's/#.*//' "$MATRIX" | awk 'NF'
+}
+
+# The content of patches/, and which tree commit it was made from or into:
+# build/linux is up to date with patches/ while the two match.
+patches_id() {
+	cat "$TOP"/patches/*.patch 2>/dev/null | git hash-object --stdin
+}
+
+record_tree_state() {
+	echo "$(patches_id) $(git -C "$BUILD/linux" rev-parse HEAD)" \
+		>"$BUILD/linux/.git/mem-model-state"
+}
 
 msg() {
 	printf '%s\n' "$*"

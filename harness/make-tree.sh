@@ -10,10 +10,6 @@ BASE_GIT=$(ls -d "$CACHE"/base-"$LINUX_VERSION"-r*.git | tail -n 1)
 TREE=$BUILD/linux
 STATE=$TREE/.git/mem-model-state
 
-patches_id() {
-	cat "$TOP"/patches/*.patch 2>/dev/null | git hash-object --stdin
-}
-
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	want=$(patches_id)
 	set -- $(cat "$STATE" 2>/dev/null || echo none none)
@@ -68,5 +64,5 @@ for p; do
 	n=$((n + 1))
 done
 msg "    $n patch(es) on base $(git -C "$TREE" rev-parse --short base)"
-echo "$(patches_id) $(git -C "$TREE" rev-parse HEAD)" >"$STATE"
+record_tree_state
 stage_end

@@ -6,8 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cell=${1:?usage: run-cell.sh CELL}
-MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
-line=$(sed -e 's/#.*//' "$MATRIX" | awk -v c="$cell" '$1 == c')
+line=$(matrix_lines | awk -v c="$cell" '$1 == c')
 [ -n "$line" ] || die "no cell '$cell' in ${MATRIX#"$TOP"/}"
 # shellcheck disable=SC2086
 set -- $line

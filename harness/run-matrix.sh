@@ -4,8 +4,7 @@
 # cell failed.
 . "$(dirname "$0")/lib.sh"
 
-MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
-cells=${CELLS:-$(sed -e 's/#.*//' "$MATRIX" | awk 'NF { print $1 }')}
+cells=${CELLS:-$(matrix_lines | awk '{ print $1 }')}
 
 stage "matrix: $(echo $cells | wc -w) cell(s)"
 failed=

@@ -6,16 +6,16 @@
 
 stage "harness self-test: a wrong expectation must fail its cell"
 m=$BUILD/selftest-matrix.txt
-cell=$(sed -e 's/#.*//' "$TOP/tests/matrix.txt" | awk 'NF { print $1; exit }')
-row=$(sed -e 's/#.*//' "$TOP/tests/matrix.txt" | awk -v c="$cell" '$1 == c { print $4 }')
+line=$(matrix_lines | head -n 1)
+# shellcheck disable=SC2086
+set -- $line
+cell=$1 row=$4
 # Any other row of tests/expect.tsv whose values differ.
 wrong=$(sed -e 's/#.*//' "$TOP/tests/expect.tsv" | awk -v r="$row" '
 	NF && $1 == r { v = $2 $3 $4 $5 }
 	NF { n[$1] = $2 $3 $4 $5 }
 	END { for (k in n) if (n[k] != v) { print k; exit } }')
-sed -e 's/#.*//' "$TOP/tests/matrix.txt" |
-	awk -v c="$cell" -v w="$wrong" 'NF && $1 == c { $4 = w; print }' |
-	sed "s/^$cell /planted-$cell /" >"$m"
+echo "$line" | awk -v w="$wrong" '{ $1 = "planted-" $1; $4 = w; print }' >"$m"
 out=$BUILD/logs/selftest-harness.log
 if MATRIX=$m sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
 	cat "$out"
