@@ -7,13 +7,14 @@ H := harness
 # The kernel variants the matrix boots.
 KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | sort -u)
 
-.PHONY: all check deps base tree export kernels guest matrix harness-selftest check-commits clean
+.PHONY: all check deps base tree export kernels guest qemu matrix oracle-test \
+	harness-selftest oracle-selftest check-commits clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
 all: matrix
 
 # Everything CI runs.
-check: matrix harness-selftest
+check: matrix harness-selftest oracle-selftest
 	@echo "make check: all checks passed"
 
 deps:
@@ -34,16 +35,29 @@ kernels: tree
 guest: tree
 	@sh $(H)/build-guest.sh
 
-matrix: kernels guest
+# QEMU with the emulated Apple TSO control (qemu/), cached.
+qemu: deps
+	@sh $(H)/build-qemu.sh
+
+matrix: kernels guest qemu
 	@sh $(H)/run-matrix.sh
+
+# The oracle test alone, on any arm64 kernel image: KERNEL=<Image>
+# (default: the matrix's debug kernel).
+oracle-test: guest qemu $(if $(KERNEL),,kernels)
+	@sh $(H)/oracle-test.sh $(KERNEL)
 
 # The harness itself must be able to fail: a wrong expectation is caught.
 harness-selftest: kernels guest
 	@sh $(H)/selftest-harness.sh
+
+# The oracle test must be able to fail: planted defects (tests/defects/).
+oracle-selftest: kernels guest qemu
+	@sh $(H)/selftest-oracle.sh
 
 # Every commit of the series builds, with the option on and off.
 check-commits: tree
 	@sh $(H)/check-commits.sh on off
 
 clean:
-	rm -rf build/kernel build/guest build/results build/logs
+	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect

@@ -41,11 +41,12 @@ dpkg-deb --fsys-tarfile "$bb" | tar -xOf - ./bin/busybox >"$root/bin/busybox"
 chmod 755 "$root/bin/busybox"
 
 # The kselftest collections the matrix names. "arm64/abi" is the arm64
-# target with ARM64_SUBTARGETS=abi.
+# target with ARM64_SUBTARGETS=abi; "oracle" is the harness' own test.
 targets=
 subtargets=
 for t in $(matrix_lines | awk '{ print $6 }' | tr , ' '); do
 	case $t in
+	oracle | oracle:*) ;;
 	*/*)
 		targets="$targets ${t%%/*}"
 		subtargets="$subtargets ${t#*/}"
@@ -72,13 +73,13 @@ run_logged "$LOGS/kselftest.log" sh -c '
 	die "building the kselftests failed"
 msg "    collections: $(cut -d: -f1 "$root/kselftest/kselftest-list.txt" | sort -u | tr '\n' ' ')"
 
-for p in init mem-model-probe; do
-	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
+for p in init mem-model-probe mem-model-oracle; do
+	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
 		-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
 		die "building tests/guest/$p.c failed"
 done
 cp "$guest/init" "$root/init"
-cp "$guest/mem-model-probe" "$root/usr/bin/"
+cp "$guest/mem-model-probe" "$guest/mem-model-oracle" "$root/usr/bin/"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) \
 	>"$guest/initramfs.cpio"

@@ -10,9 +10,16 @@ line=$(matrix_lines | awk -v c="$cell" '$1 == c')
 [ -n "$line" ] || die "no cell '$cell' in ${MATRIX#"$TOP"/}"
 # shellcheck disable=SC2086
 set -- $line
-qemu=$2 kernel=$3 expect=$4 timeout=$5 tests=$6 allow=$7
-shift 7
+qemu=$2 kernel=$3 expect=$4 timeout=$5 tests=$6 allow=$7 once=$8
+shift 8
 flags=$*
+# A QEMU given as a path is the harness' own build (qemu/).
+case $qemu in
+*/*)
+	qemu=$TOP/$qemu
+	[ -x "$qemu" ] || die "cell $cell: no $qemu: run harness/build-qemu.sh"
+	;;
+esac
 
 image=${KERNEL:-$BUILD/kernel/$kernel/arch/arm64/boot/Image}
 initrd=$BUILD/guest/initramfs.cpio
@@ -21,8 +28,24 @@ initrd=$BUILD/guest/initramfs.cpio
 want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
 	"$TOP/tests/expect.tsv")
 [ -n "$want" ] || die "cell $cell: no row '$expect' in tests/expect.tsv"
-# Collections: "arm64/abi" runs as the collection "arm64".
-collections=$(echo "$tests" | tr , '\n' | sed 's,/.*,,' | sort -u | paste -sd, -)
+# Collections: "arm64/abi" runs as the collection "arm64". "oracle" or
+# "oracle:MIN" is the harness' oracle test (tests/guest/mem-model-oracle.c):
+# its stress runs ORACLE_SECONDS (20) and must make MIN checks (100000,
+# or ORACLE_MIN_CHECKS).
+collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle' | sed 's,/.*,,' |
+	sort -u | paste -sd, -)
+cmdline="console=ttyAMA0 panic=-1"
+[ -z "$collections" ] || cmdline="$cmdline mm_tests=$collections"
+oracle=
+otok=$(echo "$tests" | tr , '\n' | grep '^oracle' | head -n 1)
+if [ -n "$otok" ]; then
+	oracle=${ORACLE_SECONDS:-20}
+	omin=${ORACLE_MIN_CHECKS:-100000}
+	case $otok in
+	oracle:*) omin=${ORACLE_MIN_CHECKS:-${otok#oracle:}} ;;
+	esac
+	cmdline="$cmdline mm_oracle=$oracle mm_oracle_min=$omin"
+fi
 
 log=$RESULTS/$cell.log
 ktap=$RESULTS/$cell.ktap
@@ -30,7 +53,7 @@ t0=$(date +%s)
 # shellcheck disable=SC2086
 timeout --foreground -k 5 "$timeout" "$qemu" $flags -m 1024 \
 	-nographic -nic none -no-reboot -kernel "$image" -initrd "$initrd" \
-	-append "console=ttyAMA0 panic=-1 mm_tests=$collections" \
+	-append "$cmdline" \
 	</dev/null >"$log" 2>&1 &
 pid=$!
 while kill -0 "$pid" 2>/dev/null; do
@@ -75,8 +98,25 @@ c_fail=$(count '^\(# \)\+not ok ')
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | head -n 1)
 [ "$t_fail" = 0 ] || fail="$fail tests"
 [ "$c_fail" = 0 ] || fail="$fail cases"
-[ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
-[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
+if [ -n "$collections" ]; then
+	[ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
+	[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
+fi
+
+# The oracle test's last line: "result PASS checks=C mismatches=M
+# get-disagreements=D", the figures of its stress.
+ofig=-
+if [ -n "$oracle" ]; then
+	oline=$(sed -n 's/^mem-model-oracle: result //p' "$log" | tail -n 1)
+	set -- $oline
+	case ${1:-} in
+	PASS) ;;
+	*) fail="$fail oracle" ;;
+	esac
+	ofig=$(echo "$oline" | sed -n \
+		's/.*checks=\([0-9]*\) mismatches=\([0-9]*\) get-disagreements=\([0-9]*\).*/\1\/\2\/\3/p')
+	ofig=${ofig:-none}
+fi
 
 # The kernel's log: any warning, BUG, oops or lockdep report fails, but
 # for a WARNING whose message (the line before it) has the cell's 'allow'
@@ -94,19 +134,30 @@ else
 	klog="$1-reports" fail="$fail kernel-log"
 fi
 [ "$2" = 0 ] || klog="$klog+$2-allowed"
+# The cell's 'once' text ('+' for a space) must be in the kernel log once.
+if [ "$once" != - ]; then
+	n=$(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$log" | grep -acF "$(echo "$once" | tr + ' ')" || true)
+	if [ "$n" = 1 ]; then
+		klog="$klog+expected-once"
+	else
+		klog="$klog+expected-${n}x" fail="$fail expected-log"
+	fi
+fi
 
 result=PASS
 [ -z "$fail" ] || result=FAIL
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%ss\t%s\n' \
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%s\t%ss\t%s\n' \
 	"$cell" "$kernel" "$expect" "$boot" "$probe" "$klog" \
-	"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" \
+	"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" "$ofig" \
 	"$result" "$secs" "${fail# }" >"$RESULTS/$cell.row"
 
 if [ -n "$fail" ]; then
 	msg "    $cell: FAIL (${fail# })"
 	[ "$probe" = ok ] || printf "      probe wanted: %s\n      probe got:    %s\n" "$want" "${got:-nothing}"
+	[ -z "$oracle" ] || grep -a '^mem-model-oracle: .*\(not ok\|mismatch\|disagree\|FAIL\)' "$log" |
+		head -n 15 | sed 's/^/      /'
 	msg "      last lines of build/results/$cell.log:"
 	tail -n 25 "$log" | sed 's/^/      | /'
 	exit 1
 fi
-msg "    $cell: PASS in ${secs}s"
+msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PID 1 of the test guest: mount the pseudo file systems, run the
- * mem-model probe and the kselftest collections named on the kernel
- * command line (mm_tests=a,b), print KTAP on the console, power off.
+ * mem-model probe, the oracle test if the kernel command line asks for it
+ * (mm_oracle=SECONDS, mm_oracle_min=CHECKS), and the kselftest
+ * collections it names (mm_tests=a,b), print KTAP on the console, power
+ * off.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +46,8 @@ static int run(char *const argv[])
 int main(void)
 {
 	char *tests = getenv("mm_tests");
+	char *oracle = getenv("mm_oracle");
+	char *oracle_min = getenv("mm_oracle_min");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2;
 	char *tok;
@@ -70,14 +74,19 @@ int main(void)
 
 	printf("mem-model-harness: start\n");
 	run((char *[]){ "/usr/bin/mem-model-probe", NULL });
+	if (oracle)
+		run((char *[]){ "/usr/bin/mem-model-oracle", oracle,
+				oracle_min ? oracle_min : "100000", NULL });
 
-	for (tok = strtok(tests, ","); tok && argc < 62; tok = strtok(NULL, ",")) {
-		argv[argc++] = "-c";
-		argv[argc++] = tok;
-	}
-	argv[argc] = NULL;
-	if (tests)
+	if (tests) {
+		for (tok = strtok(tests, ","); tok && argc < 62;
+		     tok = strtok(NULL, ",")) {
+			argv[argc++] = "-c";
+			argv[argc++] = tok;
+		}
+		argv[argc] = NULL;
 		run(argv);
+	}
 
 	printf("mem-model-harness: done\n");
 	fflush(stdout);

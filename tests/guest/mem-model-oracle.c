@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hardware-state oracle test, for the emulated Apple CPU of qemu/
+ * (x-apple-tso=on). The CPU's own TSO bit, read from the EL0 oracle
+ * register, must equal the model of the thread reading it: after SET and
+ * GET, after migration, in threads and children, after exec, across CPU
+ * hotplug, and under a stress of more threads than CPUs. GET must always
+ * agree with the last SET that succeeded.
+ *
+ *   mem-model-oracle [SECONDS [MIN_CHECKS]]
+ *
+ * runs the cases, then the stress for SECONDS (default 20), and fails
+ * unless the stress made at least MIN_CHECKS checks (default 100000).
+ * Every line starts with "mem-model-oracle: "; the last one is
+ *
+ *   mem-model-oracle: result PASS|FAIL checks=C mismatches=M get-disagreements=D
+ *
+ * with the figures of the stress. "--exec-check" is for the exec case.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PR_GET_MEM_MODEL
+#define PR_GET_MEM_MODEL		0x6d4d444c
+#define PR_SET_MEM_MODEL		0x4d4d444c
+#define PR_SET_MEM_MODEL_DEFAULT	0
+#define PR_SET_MEM_MODEL_TSO		1
+#endif
+
+#define TAG "mem-model-oracle: "
+#define MAX_CPUS 64
+#define MAX_REPORTS 10
+
+/* The oracle of qemu/README.md: 1 if this CPU runs EL0 with TSO, else 0. */
+static inline int oracle(void)
+{
+	uint64_t v;
+
+	asm volatile("mrs %0, S3_3_C15_C15_0" : "=r" (v));
+	return (int)v;
+}
+
+struct figures {
+	long checks, mismatches, disagreements, errors, sets;
+};
+
+static int ncpus;
+static int cpus[MAX_CPUS];	/* the CPUs online at the start */
+static int case_failed;
+static int reports;
+
+/* One line, written in one call: threads and forked children share it. */
+static void say(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s", TAG);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(STDOUT_FILENO, line, n) < 0)
+		_exit(3);
+}
+
+static int set_model(int model)
+{
+	return prctl(PR_SET_MEM_MODEL, model, 0, 0, 0);
+}
+
+static int get_model(void)
+{
+	return prctl(PR_GET_MEM_MODEL, 0, 0, 0, 0);
+}
+
+/* One check: the CPU's bit against the thread's model. */
+static void check(struct figures *f, int model, const char *where)
+{
+	int hw = oracle();
+
+	f->checks++;
+	if (hw == model)
+		return;
+	f->mismatches++;
+	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+		say("  mismatch: %s: thread model %d, CPU%d runs %d", where,
+		    model, sched_getcpu(), hw);
+}
+
+static void check_get(struct figures *f, int model, const char *where)
+{
+	int got = get_model();
+
+	if (got == model)
+		return;
+	f->disagreements++;
+	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+		say("  GET disagrees: %s: last SET %d, GET %d (%s)", where,
+		    model, got, got < 0 ? strerror(errno) : "-");
+}
+
+static void must_set(struct figures *f, int model, const char *where)
+{
+	f->sets++;
+	if (set_model(model) == 0)
+		return;
+	f->errors++;
+	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+		say("  SET(%d) failed: %s: %s", model, where, strerror(errno));
+}
+
+static bool bad(const struct figures *f)
+{
+	return f->mismatches || f->disagreements || f->errors;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu < 0) {
+		for (int i = 0; i < ncpus; i++)
+			CPU_SET(cpus[i], &set);
+	} else {
+		CPU_SET(cpu, &set);
+	}
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void report_case(int n, const char *name, const struct figures *f,
+			const char *skip)
+{
+	if (skip) {
+		say("ok %d %s # SKIP %s", n, name, skip);
+		return;
+	}
+	if (bad(f))
+		case_failed = 1;
+	say("%s %d %s (checks=%ld mismatches=%ld get-disagreements=%ld errors=%ld)",
+	    bad(f) ? "not ok" : "ok", n, name, f->checks, f->mismatches,
+	    f->disagreements, f->errors);
+}
+
+/* Case: SET, then the bit; GET, then the bit again. */
+static void case_set_get(struct figures *f)
+{
+	static const int models[] = { 1, 0, 1, 1, 0, 0 };
+
+	for (unsigned int i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		must_set(f, models[i], "set_get");
+		check(f, models[i], "after SET");
+		check_get(f, models[i], "set_get");
+		check(f, models[i], "after GET");
+	}
+}
+
+/* Case: the model follows the thread to every CPU. */
+static void case_migrate(struct figures *f)
+{
+	for (int model = 1; model >= 0; model--) {
+		must_set(f, model, "migrate");
+		for (int i = 0; i < ncpus; i++) {
+			if (pin(cpus[i])) {
+				f->errors++;
+				say("  sched_setaffinity(CPU%d): %s", cpus[i],
+				    strerror(errno));
+				continue;
+			}
+			sched_yield();
+			check(f, model, "after migration");
+		}
+	}
+	pin(-1);
+}
+
+static void *thread_body(void *arg)
+{
+	struct figures *f = arg;
+
+	check(f, 1, "new pthread inherits TSO");
+	check_get(f, 1, "new pthread");
+	must_set(f, 0, "pthread");
+	check(f, 0, "pthread after SET");
+	sched_yield();
+	check(f, 0, "pthread after yield");
+	return NULL;
+}
+
+/* Case: a pthread inherits the model and changes only its own. */
+static void case_pthread(struct figures *f)
+{
+	pthread_t t;
+
+	must_set(f, 1, "pthread parent");
+	if (pthread_create(&t, NULL, thread_body, f)) {
+		f->errors++;
+		return;
+	}
+	for (int i = 0; i < 1000; i++)
+		check(f, 1, "parent while the pthread runs");
+	pthread_join(t, NULL);
+	check(f, 1, "parent after join");
+	check_get(f, 1, "parent after join");
+	must_set(f, 0, "pthread parent");
+}
+
+/* Run fn in a child; the child sends back its figures. */
+static void in_child(struct figures *f, void (*fn)(struct figures *))
+{
+	struct figures cf = { 0 };
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds)) {
+		f->errors++;
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		f->errors++;
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		fn(&cf);
+		if (write(fds[1], &cf, sizeof(cf)) != sizeof(cf))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &cf, sizeof(cf)) != sizeof(cf))
+		cf.errors++;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		cf.errors++;
+	f->checks += cf.checks;
+	f->mismatches += cf.mismatches;
+	f->disagreements += cf.disagreements;
+	f->errors += cf.errors;
+	f->sets += cf.sets;
+}
+
+static void fork_child(struct figures *f)
+{
+	check(f, 1, "forked child inherits TSO");
+	check_get(f, 1, "forked child");
+	must_set(f, 0, "forked child");
+	check(f, 0, "forked child after SET");
+}
+
+/* Case: a forked child inherits the model; the parent keeps its own. */
+static void case_fork(struct figures *f)
+{
+	must_set(f, 1, "fork parent");
+	in_child(f, fork_child);
+	check(f, 1, "parent after the child changed its model");
+	must_set(f, 0, "fork parent");
+}
+
+/* Exec this program with --exec-check: it exits 0 if it runs DEFAULT. */
+static void exec_child(struct figures *f)
+{
+	pid_t pid;
+	int status;
+
+	f->checks++;
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "mem-model-oracle", "--exec-check",
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+		f->errors++;
+		return;
+	}
+	if (WEXITSTATUS(status) == 1)
+		f->mismatches++;
+	else if (WEXITSTATUS(status) == 2)
+		f->disagreements++;
+	else if (WEXITSTATUS(status))
+		f->errors++;
+}
+
+static int exec_check(void)
+{
+	if (oracle() != 0)
+		return 1;
+	if (get_model() != 0)
+		return 2;
+	return 0;
+}
+
+/* Case: exec resets the model, whatever the thread ran before. */
+static void case_exec(struct figures *f)
+{
+	for (int i = 0; i < 4; i++) {
+		must_set(f, 1, "exec");
+		exec_child(f);
+		check(f, 1, "parent after its child's exec");
+	}
+	must_set(f, 0, "exec");
+}
+
+static int cpu_online_path(int cpu, char *buf, size_t len)
+{
+	snprintf(buf, len, "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return access(buf, W_OK);
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[64];
+	int fd, ret;
+
+	cpu_online_path(cpu, path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, on ? "1" : "0", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* The CPUs that can go offline (CPU0 usually cannot). */
+static int pluggable(int *out)
+{
+	char path[64];
+	int n = 0;
+
+	for (int i = 0; i < ncpus; i++)
+		if (cpus[i] != 0 && !cpu_online_path(cpus[i], path, sizeof(path)))
+			out[n++] = cpus[i];
+	return n;
+}
+
+/*
+ * Case: a CPU that goes offline and comes back runs the model of whatever
+ * thread it runs: the register was reset while it was offline.
+ */
+static void case_hotplug(struct figures *f, const char **skip)
+{
+	int hp[MAX_CPUS], n = pluggable(hp);
+
+	if (!n) {
+		*skip = "no CPU can go offline";
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		for (int model = 1; model >= 0; model--) {
+			must_set(f, model, "hotplug");
+			pin(hp[i]);
+			check(f, model, "pinned before offline");
+			if (set_online(hp[i], 0)) {
+				f->errors++;
+				say("  CPU%d offline: %s", hp[i], strerror(errno));
+				continue;
+			}
+			check(f, model, "after our CPU went offline");
+			if (set_online(hp[i], 1)) {
+				f->errors++;
+				say("  CPU%d online: %s", hp[i], strerror(errno));
+				continue;
+			}
+			if (pin(hp[i])) {
+				f->errors++;
+				continue;
+			}
+			sched_yield();
+			check(f, model, "back on the CPU that came online");
+			check_get(f, model, "hotplug");
+		}
+	}
+	pin(-1);
+	must_set(f, 0, "hotplug");
+}
+
+/* The stress. */
+static volatile int stop;
+
+struct worker {
+	pthread_t t;
+	struct figures f;
+	uint32_t seed;
+	int id;
+};
+
+static uint32_t next_rand(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void *stress_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct figures *f = &w->f;
+	int model = 0;
+
+	for (unsigned long i = 0; !stop; i++) {
+		uint32_t r = next_rand(&w->seed);
+		long errors = f->errors;
+
+		model = r & 1;
+		must_set(f, model, "stress");
+		if (f->errors != errors)
+			continue;
+		check(f, model, "stress, after SET");
+		if (r & 2)
+			sched_yield();
+		check(f, model, "stress, later");
+		check_get(f, model, "stress");
+		check(f, model, "stress, after GET");
+		if ((i & 63) == 0)
+			pin((r >> 8) % 4 ? cpus[(r >> 12) % ncpus] : -1);
+	}
+	pin(-1);
+	return NULL;
+}
+
+static void stress_child(struct figures *f)
+{
+	uint32_t seed = getpid() * 2654435761u;
+
+	check(f, 1, "stress child inherits TSO");
+	for (int i = 0; i < 200; i++) {
+		int model = next_rand(&seed) & 1;
+
+		must_set(f, model, "stress child");
+		check(f, model, "stress child, after SET");
+		sched_yield();
+		check(f, model, "stress child, later");
+		check_get(f, model, "stress child");
+	}
+}
+
+/* Forks and execs, with TSO set before each, while the workers run. */
+static void *stress_procs(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!stop) {
+		must_set(&w->f, 1, "stress procs");
+		in_child(&w->f, stress_child);
+		exec_child(&w->f);
+		check(&w->f, 1, "stress procs, after its children");
+	}
+	return NULL;
+}
+
+/* Takes the pluggable CPUs offline and back, one at a time. */
+static void *stress_hotplug(void *arg)
+{
+	struct worker *w = arg;
+	int hp[MAX_CPUS], n = pluggable(hp);
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+
+	for (int i = 0; n && !stop; i++) {
+		int cpu = hp[i % n];
+
+		if (set_online(cpu, 0) == 0) {
+			nanosleep(&pause, NULL);
+			if (set_online(cpu, 1))
+				w->f.errors++;
+			w->f.sets++;	/* counts the cycles */
+		}
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run_stress(struct figures *total, int seconds)
+{
+	int nworkers = 2 * ncpus + 1;
+	struct worker *w = calloc(nworkers + 2, sizeof(*w));
+	double t0 = now();
+	long plugs = 0;
+
+	for (int i = 0; i < nworkers + 2; i++) {
+		void *(*fn)(void *) = stress_worker;
+
+		if (i == nworkers)
+			fn = stress_procs;
+		else if (i == nworkers + 1)
+			fn = stress_hotplug;
+		w[i].id = i;
+		w[i].seed = 0x9e3779b9u * (i + 1);
+		if (pthread_create(&w[i].t, NULL, fn, &w[i])) {
+			say("  pthread_create: %s", strerror(errno));
+			total->errors++;
+		}
+	}
+	sleep(seconds);
+	stop = 1;
+	for (int i = 0; i < nworkers + 2; i++) {
+		pthread_join(w[i].t, NULL);
+		if (i == nworkers + 1) {
+			plugs = w[i].f.sets;
+			total->errors += w[i].f.errors;
+			continue;
+		}
+		total->checks += w[i].f.checks;
+		total->mismatches += w[i].f.mismatches;
+		total->disagreements += w[i].f.disagreements;
+		total->errors += w[i].f.errors;
+		total->sets += w[i].f.sets;
+	}
+	say("stress: %d threads on %d CPUs, %.1fs, %ld SETs, %ld hotplug cycles",
+	    nworkers + 2, ncpus, now() - t0, total->sets, plugs);
+	free(w);
+}
+
+static sigjmp_buf no_oracle;
+
+static void on_sigill(int sig)
+{
+	(void)sig;
+	siglongjmp(no_oracle, 1);
+}
+
+/* Whether the oracle register can be read, or traps as on other CPUs. */
+static bool have_oracle(void)
+{
+	bool ok = false;
+
+	signal(SIGILL, on_sigill);
+	if (!sigsetjmp(no_oracle, 1)) {
+		oracle();
+		ok = true;
+	}
+	signal(SIGILL, SIG_DFL);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = {
+		"set_get", "migrate", "pthread", "fork", "exec", "hotplug",
+	};
+	struct figures f, stress = { 0 };
+	int seconds = argc > 1 ? atoi(argv[1]) : 20;
+	long min_checks = argc > 2 ? atol(argv[2]) : 100000;
+	cpu_set_t set;
+	int n = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
+		return exec_check();
+	if (seconds < 1 || min_checks < 0) {
+		fprintf(stderr, "usage: mem-model-oracle [SECONDS [MIN_CHECKS]]\n");
+		return 2;
+	}
+
+	if (!have_oracle()) {
+		say("result FAIL: reading the oracle register S3_3_C15_C15_0 traps: not QEMU's emulated Apple CPU (x-apple-tso=on)");
+		return 1;
+	}
+
+	if (set_model(PR_SET_MEM_MODEL_TSO)) {
+		say("result FAIL: PR_SET_MEM_MODEL(TSO): %s: this kernel does not switch TSO on this CPU",
+		    strerror(errno));
+		return 1;
+	}
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+
+	sched_getaffinity(0, sizeof(set), &set);
+	for (int i = 0; i < CPU_SETSIZE && ncpus < MAX_CPUS; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[ncpus++] = i;
+	say("%d CPUs online, stress for %ds, at least %ld checks", ncpus,
+	    seconds, min_checks);
+
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *skip = NULL;
+
+		memset(&f, 0, sizeof(f));
+		switch (i) {
+		case 0: case_set_get(&f); break;
+		case 1: case_migrate(&f); break;
+		case 2: case_pthread(&f); break;
+		case 3: case_fork(&f); break;
+		case 4: case_exec(&f); break;
+		case 5: case_hotplug(&f, &skip); break;
+		}
+		report_case(++n, names[i], &f, skip);
+	}
+
+	run_stress(&stress, seconds);
+	report_case(++n, "stress", &stress, NULL);
+	if (stress.checks < min_checks) {
+		say("  stress: %ld checks, fewer than the %ld required",
+		    stress.checks, min_checks);
+		case_failed = 1;
+	}
+	say("result %s checks=%ld mismatches=%ld get-disagreements=%ld",
+	    case_failed ? "FAIL" : "PASS", stress.checks, stress.mismatches,
+	    stress.disagreements);
+	return case_failed;
+}
