@@ -8,13 +8,14 @@ H := harness
 KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | sort -u)
 
 .PHONY: all check deps base tree export kernels guest qemu matrix oracle-test \
-	harness-selftest oracle-selftest check-commits clean
+	harness-selftest oracle-selftest check-commits bench bench-smoke \
+	base-kernel series-kernel clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
 all: matrix
 
 # Everything CI runs.
-check: matrix harness-selftest oracle-selftest
+check: matrix harness-selftest oracle-selftest bench-smoke
 	@echo "make check: all checks passed"
 
 deps:
@@ -55,9 +56,25 @@ harness-selftest: kernels guest
 oracle-selftest: kernels guest qemu
 	@sh $(H)/selftest-oracle.sh
 
+# The benchmark: base against series, in instructions (SPEC section 9).
+# BASE=<Image> and SERIES=<Image> compare any two arm64 kernel images.
+bench: guest qemu $(if $(BASE),,base-kernel) $(if $(SERIES),,series-kernel)
+	@sh $(H)/run-bench.sh
+
+# make check keeps the benchmark working: one round trip, its own file.
+bench-smoke: guest qemu base-kernel series-kernel
+	@ROUNDS=1 OUTPUT=build/results/bench-smoke.tsv sh $(H)/run-bench.sh
+
+# The kernels the benchmark compares, with the same config ('on').
+base-kernel: tree
+	@sh $(H)/build-base-kernel.sh on
+
+series-kernel: tree
+	@sh $(H)/build-kernel.sh on
+
 # Every commit of the series builds, with the option on and off.
 check-commits: tree
 	@sh $(H)/check-commits.sh on off
 
 clean:
-	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect
+	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect build/base

@@ -73,13 +73,14 @@ run_logged "$LOGS/kselftest.log" sh -c '
 	die "building the kselftests failed"
 msg "    collections: $(cut -d: -f1 "$root/kselftest/kselftest-list.txt" | sort -u | tr '\n' ' ')"
 
-for p in init mem-model-probe mem-model-oracle; do
+for p in init mem-model-probe mem-model-oracle mem-model-bench; do
 	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
 		-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
 		die "building tests/guest/$p.c failed"
 done
 cp "$guest/init" "$root/init"
-cp "$guest/mem-model-probe" "$guest/mem-model-oracle" "$root/usr/bin/"
+cp "$guest/mem-model-probe" "$guest/mem-model-oracle" \
+	"$guest/mem-model-bench" "$root/usr/bin/"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) \
 	>"$guest/initramfs.cpio"

@@ -13,7 +13,9 @@ frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$TOP/harness/kernels.tsv"
 
 stage "kernel $name (${frags# })"
 mkdir -p "$out"
-log=$LOGS/kernel-$(basename "$out").log
+# build/kernel/debug logs to kernel-debug.log, build/base/kernel/on to
+# base-kernel-on.log.
+log=$LOGS/$(echo "${out#"$BUILD"/}" | tr / -).log
 kmake() {
 	make -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"

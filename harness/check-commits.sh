@@ -24,7 +24,7 @@ for c in $commits; do
 		msg "    $subject: $v"
 		OUT=$BUILD/bisect/bisect-$v \
 			sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
-			die "commit '$subject' does not build with kernel variant '$v' (build/logs/kernel-bisect-$v.log)"
+			die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-bisect-$v.log)"
 	done
 done
 msg "    all commits build"

@@ -2,9 +2,9 @@
 /*
  * PID 1 of the test guest: mount the pseudo file systems, run the
  * mem-model probe, the oracle test if the kernel command line asks for it
- * (mm_oracle=SECONDS, mm_oracle_min=CHECKS), and the kselftest
- * collections it names (mm_tests=a,b), print KTAP on the console, power
- * off.
+ * (mm_oracle=SECONDS, mm_oracle_min=CHECKS), the benchmark if it asks for
+ * that (mm_bench=ROUNDS), and the kselftest collections it names
+ * (mm_tests=a,b), print KTAP on the console, power off.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +48,7 @@ int main(void)
 	char *tests = getenv("mm_tests");
 	char *oracle = getenv("mm_oracle");
 	char *oracle_min = getenv("mm_oracle_min");
+	char *bench = getenv("mm_bench");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2;
 	char *tok;
@@ -77,6 +78,8 @@ int main(void)
 	if (oracle)
 		run((char *[]){ "/usr/bin/mem-model-oracle", oracle,
 				oracle_min ? oracle_min : "100000", NULL });
+	if (bench)
+		run((char *[]){ "/usr/bin/mem-model-bench", bench, NULL });
 
 	if (tests) {
 		for (tok = strtok(tests, ","); tok && argc < 62;

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The benchmark's guest side, for QEMU's -icount shift=0: guest time then
+ * advances one nanosecond per executed instruction, so CLOCK_MONOTONIC
+ * counts instructions (to the 16 ns tick of QEMU's generic timer).
+ *
+ *   mem-model-bench ROUNDS
+ *
+ * prints one line a workload:
+ *
+ *   mem-model-bench: WORKLOAD n=N instr=I actlr-reads=R actlr-writes=W models=ok|refused
+ *
+ * I is instructions per unit (per context switch, per call), R and W the
+ * ACTLR_EL1 accesses per unit from the emulated Apple CPU's counters
+ * (qemu/README.md), or "-" on other CPUs. "models" says whether the
+ * kernel took the models the workload asks for.
+ *
+ * Workloads: switch-default, switch-tso, switch-mixed (a pipe ping-pong
+ * between two threads on one CPU: both DEFAULT, both TSO, one each; a
+ * round trip is two context switches), get (PR_GET_MEM_MODEL) and set
+ * (PR_SET_MEM_MODEL to the model the thread already has).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PR_GET_MEM_MODEL
+#define PR_GET_MEM_MODEL		0x6d4d444c
+#define PR_SET_MEM_MODEL		0x4d4d444c
+#define PR_SET_MEM_MODEL_DEFAULT	0
+#define PR_SET_MEM_MODEL_TSO		1
+#endif
+
+static bool have_counters;
+
+static uint64_t actlr_reads(void)
+{
+	uint64_t v = 0;
+
+	if (have_counters)
+		asm volatile("mrs %0, S3_3_C15_C15_1" : "=r" (v));
+	return v;
+}
+
+static uint64_t actlr_writes(void)
+{
+	uint64_t v = 0;
+
+	if (have_counters)
+		asm volatile("mrs %0, S3_3_C15_C15_2" : "=r" (v));
+	return v;
+}
+
+static sigjmp_buf no_counters;
+
+static void on_sigill(int sig)
+{
+	(void)sig;
+	siglongjmp(no_counters, 1);
+}
+
+/* Whether the counters can be read, or trap as on other CPUs. */
+static bool probe_counters(void)
+{
+	bool ok = false;
+
+	signal(SIGILL, on_sigill);
+	if (!sigsetjmp(no_counters, 1)) {
+		have_counters = true;
+		actlr_reads();
+		ok = true;
+	}
+	signal(SIGILL, SIG_DFL);
+	return ok;
+}
+
+/* Instructions, under -icount shift=0. */
+static uint64_t instr(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Unmeasured iterations before the measured ones. */
+static long warmup(long n)
+{
+	return n / 4 + 1;
+}
+
+struct sample {
+	uint64_t instr, reads, writes;
+};
+
+static void sample(struct sample *s)
+{
+	s->reads = actlr_reads();
+	s->writes = actlr_writes();
+	s->instr = instr();
+}
+
+static void report(const char *name, long n, const struct sample *a,
+		   const struct sample *b, bool models)
+{
+	char r[32] = "-", w[32] = "-";
+
+	if (have_counters) {
+		snprintf(r, sizeof(r), "%.3f", (double)(b->reads - a->reads) / n);
+		snprintf(w, sizeof(w), "%.3f", (double)(b->writes - a->writes) / n);
+	}
+	printf("mem-model-bench: %s n=%ld instr=%.1f actlr-reads=%s actlr-writes=%s models=%s\n",
+	       name, n, (double)(b->instr - a->instr) / n, r, w,
+	       models ? "ok" : "refused");
+	fflush(stdout);
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("mem-model-bench: sched_setaffinity");
+		exit(1);
+	}
+}
+
+static bool set_model(int model)
+{
+	return prctl(PR_SET_MEM_MODEL, model, 0, 0, 0) == 0;
+}
+
+struct ponger {
+	int in, out, model;
+	long rounds;
+	bool model_ok;
+};
+
+static void *pong(void *arg)
+{
+	struct ponger *p = arg;
+	char c;
+
+	pin_cpu0();
+	p->model_ok = set_model(p->model);
+	for (long i = 0; i < warmup(p->rounds) + p->rounds; i++) {
+		if (read(p->in, &c, 1) != 1 || write(p->out, &c, 1) != 1) {
+			perror("mem-model-bench: pong");
+			exit(1);
+		}
+	}
+	return NULL;
+}
+
+static void ping_pong(const char *name, int model_a, int model_b, long rounds)
+{
+	struct ponger p = { .model = model_b, .rounds = rounds };
+	int ab[2], ba[2];
+	struct sample s0, s1;
+	pthread_t t;
+	bool ok;
+	char c = 0;
+
+	if (pipe(ab) || pipe(ba)) {
+		perror("mem-model-bench: pipe");
+		exit(1);
+	}
+	p.in = ab[0];
+	p.out = ba[1];
+	ok = set_model(model_a);
+	if (pthread_create(&t, NULL, pong, &p)) {
+		fprintf(stderr, "mem-model-bench: pthread_create failed\n");
+		exit(1);
+	}
+	/*
+	 * A quarter more round trips first, unmeasured, so that both threads
+	 * are on CPU0 and the first-time costs (faults, allocations) are paid.
+	 */
+	for (long i = 0; i < warmup(rounds) + rounds; i++) {
+		if (i == warmup(rounds))
+			sample(&s0);
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1) {
+			perror("mem-model-bench: ping");
+			exit(1);
+		}
+	}
+	sample(&s1);
+	pthread_join(t, NULL);
+	report(name, 2 * rounds, &s0, &s1, ok && p.model_ok);
+	close(ab[0]);
+	close(ab[1]);
+	close(ba[0]);
+	close(ba[1]);
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+}
+
+static void calls(const char *name, int op, long n)
+{
+	struct sample s0, s1;
+	bool ok = prctl(op, 0, 0, 0, 0) >= 0;
+
+	for (long i = 0; i < warmup(n); i++)
+		prctl(op, 0, 0, 0, 0);
+	sample(&s0);
+	for (long i = 0; i < n; i++)
+		prctl(op, 0, 0, 0, 0);
+	sample(&s1);
+	report(name, n, &s0, &s1, ok);
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 0;
+
+	if (rounds < 1) {
+		fprintf(stderr, "usage: mem-model-bench ROUNDS\n");
+		return 2;
+	}
+	have_counters = probe_counters();
+	pin_cpu0();
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+
+	ping_pong("switch-default", PR_SET_MEM_MODEL_DEFAULT,
+		  PR_SET_MEM_MODEL_DEFAULT, rounds);
+	ping_pong("switch-tso", PR_SET_MEM_MODEL_TSO, PR_SET_MEM_MODEL_TSO,
+		  rounds);
+	ping_pong("switch-mixed", PR_SET_MEM_MODEL_TSO,
+		  PR_SET_MEM_MODEL_DEFAULT, rounds);
+	calls("get", PR_GET_MEM_MODEL, 5 * rounds);
+	calls("set", PR_SET_MEM_MODEL, 5 * rounds);
+	printf("mem-model-bench: done\n");
+	return 0;
+}
