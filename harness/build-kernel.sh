@@ -1,14 +1,25 @@
 #!/bin/sh
-# build-kernel.sh NAME [SRC]: cross-build the arm64 kernel variant NAME of
+# build-kernel.sh NAME [SRC]: build the kernel variant NAME of
 # harness/kernels.tsv from SRC (default build/linux) into build/kernel/NAME,
-# with ccache. Prints the path of its Image.
+# with ccache: arm64 cross-built (Image), x86_64 with the host compiler
+# (bzImage). Prints the path of its image.
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-kernel.sh NAME [SRC]}
 src=${2:-$BUILD/linux}
 out=${OUT:-$BUILD/kernel/$name}
-frags=$(awk -v n="$name" '$1 == n { $1 = ""; print }' "$TOP/harness/kernels.tsv")
-[ -n "$frags" ] || die "no kernel variant '$name' in harness/kernels.tsv"
+line=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$name" '$1 == n')
+[ -n "$line" ] || die "no kernel variant '$name' in harness/kernels.tsv"
+# shellcheck disable=SC2086
+set -- $line
+arch=$2
+shift 2
+frags=" $*"
+case $arch in
+arm64) cross=$CROSS_COMPILE target=Image image=arch/arm64/boot/Image ;;
+x86_64) cross= target=bzImage image=arch/x86/boot/bzImage ;;
+*) die "kernel variant '$name': unknown architecture '$arch'" ;;
+esac
 [ -f "$src/Makefile" ] || die "no kernel source in $src"
 
 stage "kernel $name (${frags# })"
@@ -17,8 +28,8 @@ mkdir -p "$out"
 # base-kernel-on.log.
 log=$LOGS/$(echo "${out#"$BUILD"/}" | tr / -).log
 kmake() {
-	make -C "$src" O="$out" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
-		CC="ccache ${CROSS_COMPILE}gcc" -j"$JOBS" "$@"
+	make -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" -j"$JOBS" "$@"
 }
 
 files=
@@ -58,8 +69,8 @@ if [ -s "$out/.config-mismatch" ]; then
 	die "kernel $name: the config fragments are not met"
 fi
 
-run_logged "$log.build" kmake Image || die "building kernel $name failed"
+run_logged "$log.build" kmake "$target" || die "building kernel $name failed"
 cat "$log.build" >>"$log"
 rm -f "$log.build"
-msg "    $(ls -l "$out/arch/arm64/boot/Image" | awk '{print $5}') bytes: ${out#"$TOP"/}/arch/arm64/boot/Image"
+msg "    $(ls -l "$out/$image" | awk '{print $5}') bytes: ${out#"$TOP"/}/$image"
 stage_end

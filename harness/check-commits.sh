@@ -1,12 +1,16 @@
 #!/bin/sh
 # Build every commit of the series, base..HEAD of build/linux, for each
-# kernel variant named (default: "on off"), incrementally and with ccache,
-# in a worktree of its own. A failure names the commit and the variant.
+# kernel variant named (default: "on off x86": arm64 with the option on
+# and off, and x86_64), incrementally and with ccache, in a worktree of its
+# own. A failure names the commit and the variant.
 . "$(dirname "$0")/lib.sh"
 
-variants=${*:-on off}
+variants=${*:-on off x86}
 TREE=$BUILD/linux
-src=$BUILD/bisect/src
+# build/bisect/linux and build/bisect/kernel/VARIANT sit as build/linux
+# and build/kernel/VARIANT do, so ccache reuses the objects of the series'
+# and the base's builds.
+src=$BUILD/bisect/linux
 [ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
 
 commits=$(git -C "$TREE" rev-list --reverse base..HEAD)
@@ -22,9 +26,9 @@ for c in $commits; do
 	subject=$(git -C "$src" log -1 --format='%h %s')
 	for v in $variants; do
 		msg "    $subject: $v"
-		OUT=$BUILD/bisect/bisect-$v \
+		OUT=$BUILD/bisect/kernel/$v \
 			sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
-			die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-bisect-$v.log)"
+			die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-kernel-$v.log)"
 	done
 done
 msg "    all commits build"
