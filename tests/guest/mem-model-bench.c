@@ -24,8 +24,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,54 +33,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PR_GET_MEM_MODEL
-#define PR_GET_MEM_MODEL		0x6d4d444c
-#define PR_SET_MEM_MODEL		0x4d4d444c
-#define PR_SET_MEM_MODEL_DEFAULT	0
-#define PR_SET_MEM_MODEL_TSO		1
-#endif
+#include "mem-model.h"
 
 static bool have_counters;
 
 static uint64_t actlr_reads(void)
 {
-	uint64_t v = 0;
-
-	if (have_counters)
-		asm volatile("mrs %0, S3_3_C15_C15_1" : "=r" (v));
-	return v;
+	return have_counters ? apple_actlr_reads() : 0;
 }
 
 static uint64_t actlr_writes(void)
 {
-	uint64_t v = 0;
-
-	if (have_counters)
-		asm volatile("mrs %0, S3_3_C15_C15_2" : "=r" (v));
-	return v;
-}
-
-static sigjmp_buf no_counters;
-
-static void on_sigill(int sig)
-{
-	(void)sig;
-	siglongjmp(no_counters, 1);
-}
-
-/* Whether the counters can be read, or trap as on other CPUs. */
-static bool probe_counters(void)
-{
-	bool ok = false;
-
-	signal(SIGILL, on_sigill);
-	if (!sigsetjmp(no_counters, 1)) {
-		have_counters = true;
-		actlr_reads();
-		ok = true;
-	}
-	signal(SIGILL, SIG_DFL);
-	return ok;
+	return have_counters ? apple_actlr_writes() : 0;
 }
 
 /* Instructions, under -icount shift=0. */
@@ -229,7 +191,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mem-model-bench ROUNDS\n");
 		return 2;
 	}
-	have_counters = probe_counters();
+	have_counters = apple_regs_present();
 	pin_cpu0();
 	set_model(PR_SET_MEM_MODEL_DEFAULT);
 

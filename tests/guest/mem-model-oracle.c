@@ -22,8 +22,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,24 +33,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef PR_GET_MEM_MODEL
-#define PR_GET_MEM_MODEL		0x6d4d444c
-#define PR_SET_MEM_MODEL		0x4d4d444c
-#define PR_SET_MEM_MODEL_DEFAULT	0
-#define PR_SET_MEM_MODEL_TSO		1
-#endif
+#include "mem-model.h"
 
 #define TAG "mem-model-oracle: "
 #define MAX_CPUS 64
 #define MAX_REPORTS 10
 
-/* The oracle of qemu/README.md: 1 if this CPU runs EL0 with TSO, else 0. */
 static inline int oracle(void)
 {
-	uint64_t v;
-
-	asm volatile("mrs %0, S3_3_C15_C15_0" : "=r" (v));
-	return (int)v;
+	return (int)apple_tso_oracle();
 }
 
 struct figures {
@@ -544,28 +533,6 @@ static void run_stress(struct figures *total, int seconds)
 	free(w);
 }
 
-static sigjmp_buf no_oracle;
-
-static void on_sigill(int sig)
-{
-	(void)sig;
-	siglongjmp(no_oracle, 1);
-}
-
-/* Whether the oracle register can be read, or traps as on other CPUs. */
-static bool have_oracle(void)
-{
-	bool ok = false;
-
-	signal(SIGILL, on_sigill);
-	if (!sigsetjmp(no_oracle, 1)) {
-		oracle();
-		ok = true;
-	}
-	signal(SIGILL, SIG_DFL);
-	return ok;
-}
-
 int main(int argc, char **argv)
 {
 	static const char *const names[] = {
@@ -584,7 +551,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (!have_oracle()) {
+	if (!apple_regs_present()) {
 		say("result FAIL: reading the oracle register S3_3_C15_C15_0 traps: not QEMU's emulated Apple CPU (x-apple-tso=on)");
 		return 1;
 	}

@@ -12,13 +12,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-/* The ABI values: the same as the series' uapi. */
-#ifndef PR_GET_MEM_MODEL
-#define PR_GET_MEM_MODEL		0x6d4d444c
-#define PR_SET_MEM_MODEL		0x4d4d444c
-#define PR_SET_MEM_MODEL_DEFAULT	0
-#define PR_SET_MEM_MODEL_TSO		1
-#endif
+#include "mem-model.h"
+
 
 static const char *call(char *buf, size_t len, int op, unsigned long arg)
 {
