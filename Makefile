@@ -10,7 +10,7 @@ KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | 
 .PHONY: all check deps base tree export kernels guest qemu matrix oracle-test \
 	harness-selftest oracle-selftest check-commits bench bench-smoke \
 	base-kernel series-kernel check-patches check-warnings check-docs \
-	check-maintainers mail clean
+	check-maintainers check-regressions mail clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
 all: matrix
@@ -18,7 +18,7 @@ all: matrix
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
 check: check-patches check-maintainers check-docs matrix harness-selftest \
-	oracle-selftest bench-smoke check-warnings check-commits
+	oracle-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
 deps:
@@ -91,6 +91,11 @@ check-warnings: base-kernel series-kernel
 # The touched documentation builds without a warning in its files.
 check-docs: tree
 	@sh $(H)/check-docs.sh
+
+# Upstream's kselftests (tests/regressions.txt) give the same results on
+# the base kernel and on the series.
+check-regressions: guest base-kernel series-kernel
+	@sh $(H)/check-regressions.sh
 
 # get_maintainer.pl names the series' entry; its pattern self-test is
 # clean there.

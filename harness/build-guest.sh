@@ -1,88 +1,185 @@
 #!/bin/sh
-# Build the guest's initramfs, build/guest/initramfs.cpio: Debian's arm64
-# busybox-static, the kselftest install tree with the collections the
-# matrix names, and the harness' own guest programs (tests/guest/).
+# build-guest.sh [ARCH...]: build the guest's initramfs for each
+# architecture (default: arm64, and every other one a cell of GUEST_LISTS
+# boots), build/guest/ARCH/initramfs.cpio: Debian's busybox-static, the
+# kselftest install tree with the collections the cells of that
+# architecture name, and the harness' own guest programs (tests/guest/).
 . "$(dirname "$0")/lib.sh"
 
-src=$BUILD/linux
-guest=$BUILD/guest
-root=$guest/root
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-stage "guest: busybox, kselftests, initramfs"
-rm -rf "$root"
-mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
-	"$root/dev" "$root/proc" "$root/sys" "$root/tmp" "$root/kselftest"
+# The cells of every list, as "arch tests": a kernel 'base/NAME' is the
+# variant NAME built from the base.
+cells() {
+	for f in $GUEST_LISTS; do
+		sed -e 's/#.*//' "$f" | awk 'NF { print $3, $6 }'
+	done | while read -r kernel tests; do
+		echo "$(variant_arch "${kernel#base/}") $tests"
+	done
+}
 
-# Debian's arm64 busybox-static, through a private apt configuration:
-# per-call architecture options, the host's dpkg is not made multiarch.
-debs=$CACHE/debs
-bb=$(ls "$debs"/busybox-static_*_arm64.deb 2>/dev/null | tail -n 1 || true)
-if [ -z "$bb" ]; then
-	apt=$CACHE/apt-arm64
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
-	: >"$apt/status"
-	echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR bookworm main" \
-		>"$apt/sources.list"
-	set -- -o Dir::Etc::SourceList="$apt/sources.list" \
-		-o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$apt/lists" \
-		-o Dir::State::status="$apt/status" \
-		-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives" \
-		-o APT::Architecture=arm64 -o APT::Architectures::=arm64
-	run_logged "$LOGS/apt-arm64.log" apt-get "$@" update
-	(cd "$debs" && apt-get "$@" download busybox-static:arm64) \
-		>>"$LOGS/apt-arm64.log" 2>&1 ||
-		die "downloading busybox-static:arm64 failed: see build/logs/apt-arm64.log"
-	bb=$(ls "$debs"/busybox-static_*_arm64.deb | tail -n 1)
-fi
-msg "    ${bb##*/}"
-dpkg-deb --fsys-tarfile "$bb" | tar -xOf - ./bin/busybox >"$root/bin/busybox"
-chmod 755 "$root/bin/busybox"
+# deb PACKAGE ARCH: print the path of Debian's PACKAGE for ARCH
+# (Debian's name: arm64, amd64), downloaded once into the cache through a
+# private apt configuration: per-call architecture options, the host's
+# dpkg is not made multiarch.
+deb() {
+	d_pkg=$1 d_arch=$2
+	debs=$CACHE/debs
+	f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb 2>/dev/null | tail -n 1 || true)
+	if [ -z "$f" ]; then
+		apt=$CACHE/apt-$d_arch
+		mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
+		: >"$apt/status"
+		echo "deb [arch=$d_arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR bookworm main" \
+			>"$apt/sources.list"
+		set -- -o Dir::Etc::SourceList="$apt/sources.list" \
+			-o Dir::Etc::SourceParts=/nonexistent \
+			-o Dir::State::Lists="$apt/lists" \
+			-o Dir::State::status="$apt/status" \
+			-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives" \
+			-o APT::Architecture="$d_arch" \
+			-o APT::Architectures::="$d_arch"
+		run_logged "$LOGS/apt-$d_arch.log" apt-get "$@" update >&2
+		(cd "$debs" && apt-get "$@" download "$d_pkg:$d_arch") \
+			>>"$LOGS/apt-$d_arch.log" 2>&1 ||
+			die "downloading $d_pkg:$d_arch failed: see build/logs/apt-$d_arch.log"
+		f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb | tail -n 1)
+	fi
+	echo "$f"
+}
 
-# The kselftest collections the matrix names. "arm64/abi" is the arm64
-# target with ARM64_SUBTARGETS=abi; "oracle" is the harness' own test.
-targets=
-subtargets=
-for t in $(matrix_lines | awk '{ print $6 }' | tr , ' '); do
-	case $t in
-	oracle | oracle:*) ;;
-	*/*)
-		targets="$targets ${t%%/*}"
-		subtargets="$subtargets ${t#*/}"
-		;;
-	*) targets="$targets $t" ;;
+build() {
+	arch=$1
+	guest=$BUILD/guest/$arch
+	root=$guest/root
+	case $arch in
+	arm64) cross=$CROSS_COMPILE ksft_arch=arm64 ;;
+	x86_64) cross='' ksft_arch=x86 ;;
+	*) die "no guest for architecture '$arch'" ;;
 	esac
+
+	stage "guest $arch: busybox, kselftests, initramfs"
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
+		"$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
+		"$root/kselftest"
+	deb_arch=$arch
+	[ "$arch" != x86_64 ] || deb_arch=amd64
+	bb=$(deb busybox-static "$deb_arch")
+	msg "    ${bb##*/}"
+	dpkg-deb --fsys-tarfile "$bb" | tar -xOf - ./bin/busybox >"$root/bin/busybox"
+	chmod 755 "$root/bin/busybox"
+	# exec's kselftests run a '#!/bin/bash' script; busybox has no bash
+	# applet, and runs an applet by the name it was called with.
+	printf '#!/bin/sh\nexec /bin/sh "$@"\n' >"$root/bin/bash"
+	chmod 755 "$root/bin/bash"
+	# libcap, which clone3 links, for the guest's architecture: the
+	# static library of Debian's libcap-dev, unpacked.
+	sysroot=$guest/sysroot
+	rm -rf "$sysroot"
+	mkdir -p "$sysroot"
+	dpkg-deb -x "$(deb libcap-dev "$deb_arch")" "$sysroot"
+	rm -f "$sysroot"/usr/lib/*/libcap.so
+	multiarch=$(ls "$sysroot/usr/lib")
+
+	# The kselftest collections this architecture's cells name.
+	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
+	# "oracle" is the harness' own test.
+	targets=
+	subtargets=
+	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
+		case $t in
+		oracle | oracle:*) ;;
+		*/*)
+			targets="$targets ${t%%/*}"
+			subtargets="$subtargets ${t#*/}"
+			;;
+		*) targets="$targets $t" ;;
+		esac
+	done
+	targets=$(echo $targets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+	subtargets=$(echo $subtargets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+	msg "    kselftest targets: $targets${subtargets:+ (subtargets: $subtargets)}"
+
+	hdr=$guest/headers
+	kst=$guest/kselftest-build
+	rm -rf "$kst"
+	if [ -n "$targets" ]; then
+		run_logged "$LOGS/kselftest-$arch.log" sh -c '
+			make -C "$1" O="$2" ARCH="$9" INSTALL_HDR_PATH="$2" headers_install &&
+			make -C "$1/tools/testing/selftests" ARCH="$9" \
+				CROSS_COMPILE="$3" CC="ccache ${3}gcc" -j"$4" \
+				O="$5" KHDR_INCLUDES="-isystem $2/include" \
+				USERCFLAGS="-isystem ${10}/usr/include" \
+				USERLDFLAGS="-L${10}/usr/lib/${11}" TARGETS="$6" \
+				ARM64_SUBTARGETS="$7" INSTALL_PATH="$8" install' sh \
+			"$BUILD/linux" "$hdr" "$cross" "$JOBS" "$kst" "$targets" \
+			"$subtargets" "$root/kselftest" "$ksft_arch" "$sysroot" "$multiarch" ||
+			die "building the $arch kselftests failed"
+		# The kselftest build goes on past a target that fails.
+		have=$(cut -d: -f1 "$root/kselftest/kselftest-list.txt" | sort -u)
+		for t in $targets; do
+			echo "$have" | grep -qx "$t" ||
+				die "kselftest target '$t' did not build for $arch: see build/logs/kselftest-$arch.log"
+		done
+		msg "    collections: $(echo $have)"
+	fi
+
+	# The oracle test and the benchmark read the emulated Apple CPU's
+	# registers: arm64 only.
+	progs="init mem-model-probe"
+	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench"
+	for p in $progs; do
+		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
+			-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
+			die "building tests/guest/$p.c for $arch failed"
+		case $p in
+		init) cp "$guest/init" "$root/init" ;;
+		*) cp "$guest/$p" "$root/usr/bin/" ;;
+		esac
+	done
+
+	# The kselftests are linked as upstream builds them, most of them
+	# dynamically: the guest gets their program interpreter and the
+	# libraries they need, from the toolchain's libc or the sysroot.
+	mkdir -p "$root/lib"
+	copied=
+	while :; do
+		need=$(find "$root" -type f -exec sh -c '
+			for f; do
+				readelf -ld "$f" 2>/dev/null | sed -n \
+					-e "s/.*program interpreter: \(.*\)]/\1/p" \
+					-e "s/.*(NEEDED).*\[\(.*\)]/\1/p"
+			done' sh {} + | sort -u)
+		new=
+		for l in $need; do
+			case " $copied " in *" $l "*) continue ;; esac
+			new="$new $l"
+		done
+		[ -n "$new" ] || break
+		for l in $new; do
+			src=$("${cross}gcc" -print-file-name="${l##*/}")
+			[ -f "$src" ] || src=$(ls "$sysroot"/usr/lib/*/"${l##*/}" 2>/dev/null | head -n 1)
+			[ -f "$src" ] || die "no ${l##*/} for the $arch guest"
+			case $l in
+			/*) dst=$root$l ;;
+			*) dst=$root/lib/$l ;;
+			esac
+			mkdir -p "$(dirname "$dst")"
+			cp -L "$src" "$dst"
+			copied="$copied $l"
+		done
+	done
+	[ -z "$copied" ] || msg "    libraries:$copied"
+
+	initrd=$(guest_initramfs "$arch")
+	(cd "$root" && find . | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet) >"$initrd"
+	msg "    $(du -k "$initrd" | cut -f1) KiB: ${initrd#"$TOP"/}"
+	stage_end
+}
+
+arches=${*:-$( (echo arm64; cells | awk '{ print $1 }') | sort -u)}
+for a in $arches; do
+	build "$a"
 done
-targets=$(echo $targets | tr ' ' '\n' | sort -u | paste -sd' ' -)
-subtargets=$(echo $subtargets | tr ' ' '\n' | sort -u | paste -sd' ' -)
-msg "    kselftest targets: $targets${subtargets:+ (subtargets: $subtargets)}"
-
-hdr=$guest/headers
-kst=$guest/kselftest-build
-rm -rf "$kst"
-run_logged "$LOGS/kselftest.log" sh -c '
-	make -C "$1" O="$2" ARCH=arm64 INSTALL_HDR_PATH="$2" headers_install &&
-	make -C "$1/tools/testing/selftests" ARCH=arm64 \
-		CROSS_COMPILE="$3" CC="ccache ${3}gcc" -j"$4" \
-		O="$5" KHDR_INCLUDES="-isystem $2/include" \
-		USERLDFLAGS=-static TARGETS="$6" ARM64_SUBTARGETS="$7" \
-		INSTALL_PATH="$8" install' sh \
-	"$src" "$hdr" "$CROSS_COMPILE" "$JOBS" "$kst" "$targets" \
-	"$subtargets" "$root/kselftest" ||
-	die "building the kselftests failed"
-msg "    collections: $(cut -d: -f1 "$root/kselftest/kselftest-list.txt" | sort -u | tr '\n' ' ')"
-
-for p in init mem-model-probe mem-model-oracle mem-model-bench; do
-	"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
-		-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
-		die "building tests/guest/$p.c failed"
-done
-cp "$guest/init" "$root/init"
-cp "$guest/mem-model-probe" "$guest/mem-model-oracle" \
-	"$guest/mem-model-bench" "$root/usr/bin/"
-
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) \
-	>"$guest/initramfs.cpio"
-msg "    $(du -k "$guest/initramfs.cpio" | cut -f1) KiB: build/guest/initramfs.cpio"
-stage_end

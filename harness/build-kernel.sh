@@ -15,11 +15,10 @@ set -- $line
 arch=$2
 shift 2
 frags=" $*"
-case $arch in
-arm64) cross=$CROSS_COMPILE target=Image image=arch/arm64/boot/Image ;;
-x86_64) cross= target=bzImage image=arch/x86/boot/bzImage ;;
-*) die "kernel variant '$name': unknown architecture '$arch'" ;;
-esac
+image=$(arch_image "$arch")
+target=${image##*/}
+cross=
+[ "$arch" != arm64 ] || cross=$CROSS_COMPILE
 [ -f "$src/Makefile" ] || die "no kernel source in $src"
 
 stage "kernel $name (${frags# })"

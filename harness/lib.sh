@@ -23,6 +23,9 @@ export KBUILD_BUILD_HOST=harness
 export LC_ALL=C
 
 MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
+# Every list of cells that boots the guest: the guest is built with the
+# kselftest collections they name.
+GUEST_LISTS="$TOP/tests/matrix.txt $TOP/tests/regressions.txt"
 
 mkdir -p "$LOGS" "$RESULTS" "$CACHE"
 
@@ -40,6 +43,29 @@ patches_id() {
 record_tree_state() {
 	echo "$(patches_id) $(git -C "$BUILD/linux" rev-parse HEAD)" \
 		>"$BUILD/linux/.git/mem-model-state"
+}
+
+# variant_arch NAME: the architecture of kernel variant NAME of
+# harness/kernels.tsv (arm64 or x86_64).
+variant_arch() {
+	_a=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" |
+		awk -v n="$1" '$1 == n { print $2 }')
+	[ -n "$_a" ] || die "no kernel variant '$1' in harness/kernels.tsv"
+	echo "$_a"
+}
+
+# arch_image ARCH: where a kernel build puts its bootable image.
+arch_image() {
+	case $1 in
+	arm64) echo arch/arm64/boot/Image ;;
+	x86_64) echo arch/x86/boot/bzImage ;;
+	*) die "unknown architecture '$1'" ;;
+	esac
+}
+
+# The guest's initramfs for an architecture (harness/build-guest.sh).
+guest_initramfs() {
+	echo "$BUILD/guest/$1/initramfs.cpio"
 }
 
 msg() {

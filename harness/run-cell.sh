@@ -21,8 +21,19 @@ case $qemu in
 	;;
 esac
 
-image=${KERNEL:-$BUILD/kernel/$kernel/arch/arm64/boot/Image}
-initrd=$BUILD/guest/initramfs.cpio
+# A kernel 'base/NAME' is the variant NAME built from the base commit
+# (harness/build-base-kernel.sh).
+case $kernel in
+base/*) kdir=$BUILD/base/kernel/${kernel#base/} ;;
+*) kdir=$BUILD/kernel/$kernel ;;
+esac
+arch=$(variant_arch "${kernel#base/}")
+image=${KERNEL:-$kdir/$(arch_image "$arch")}
+initrd=$(guest_initramfs "$arch")
+case $arch in
+arm64) console=ttyAMA0 ;;
+x86_64) console=ttyS0 ;;
+esac
 [ -f "$image" ] || die "cell $cell: no kernel image $image"
 [ -f "$initrd" ] || die "cell $cell: no initramfs: run harness/build-guest.sh"
 want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
@@ -34,7 +45,7 @@ want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=
 # or ORACLE_MIN_CHECKS).
 collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle' | sed 's,/.*,,' |
 	sort -u | paste -sd, -)
-cmdline="console=ttyAMA0 panic=-1"
+cmdline="console=$console panic=-1"
 [ -z "$collections" ] || cmdline="$cmdline mm_tests=$collections"
 oracle=
 otok=$(echo "$tests" | tr , '\n' | grep '^oracle' | head -n 1)
@@ -95,7 +106,8 @@ t_fail=$(count '^not ok ')
 c_skip=$(count '^\(# \)\+ok .*# SKIP')
 c_pass=$(($(count '^\(# \)\+ok ') - c_skip))
 c_fail=$(count '^\(# \)\+not ok ')
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | head -n 1)
+# One plan a collection: their sum.
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | awk '{ n += $1 } END { print n + 0 }')
 [ "$t_fail" = 0 ] || fail="$fail tests"
 [ "$c_fail" = 0 ] || fail="$fail cases"
 if [ -n "$collections" ]; then

@@ -1,0 +1,109 @@
+#!/bin/sh
+# The regression guard: boot the cells of tests/regressions.txt (upstream's
+# kselftests on the base kernel and on the series). Each cell must boot,
+# probe and keep a clean kernel log; its only failing tests and cases may
+# be those tests/regressions-known.txt lists, which the guest cannot pass;
+# and every test and case must give the same result in all cells.
+# Results per cell: build/results/CELL.results, one line a test or case:
+# "TEST<tab>CASE<tab>RESULT" (CASE '-' for the test itself; RESULT ok,
+# fail or skip).
+. "$(dirname "$0")/lib.sh"
+
+MATRIX=$TOP/tests/regressions.txt
+export MATRIX
+cells=$(matrix_lines | awk '{ print $1 }')
+
+known=$TOP/tests/regressions-known.txt
+
+stage "regression guard: $(echo $cells) must give the same results"
+# A cell fails the guard for anything but its test results (boot, probe,
+# kernel log, plan); those are judged below, against the known failures.
+failed=
+for c in $cells; do
+	msg "    $c: booting"
+	sh "$TOP/harness/run-cell.sh" "$c" >"$LOGS/$c.out" 2>&1 && continue
+	why=$(cut -f12 "$RESULTS/$c.row" 2>/dev/null || echo not-run)
+	for w in $why; do
+		case $w in
+		tests | cases) ;;
+		*)
+			cat "$LOGS/$c.out"
+			failed="$failed $c"
+			break
+			;;
+		esac
+	done
+done
+
+# KTAP to results: a case line ("# ok 3 name", nested deeper with more
+# "# ") belongs to the test whose "# selftests: COLLECTION: TEST" header
+# came before it; the test's own line ends it.
+for c in $cells; do
+	[ -f "$RESULTS/$c.ktap" ] || continue
+	awk '
+	function result(s) {
+		if (s ~ /# [Ss][Kk][Ii][Pp]/) return "skip"
+		return s ~ /^not ok/ ? "fail" : "ok"
+	}
+	function name(s) {
+		sub(/^(not )?ok [0-9]+ */, "", s)
+		sub(/ *# [Ss][Kk][Ii][Pp].*$/, "", s)
+		sub(/ +$/, "", s)
+		return s
+	}
+	/^# selftests: / { test = substr($0, 14); next }
+	/^(# )+(not )?ok [0-9]+/ {
+		s = $0
+		sub(/^(# )+/, "", s)
+		printf "%s\t%s\t%s\n", test, name(s), result(s)
+		next
+	}
+	/^(not )?ok [0-9]+ selftests: / {
+		s = $0
+		r = result(s)
+		s = name(s)
+		sub(/ # .*$/, "", s)	# "# exit=N", "# TIMEOUT" of the runner
+		printf "%s\t-\t%s\n", substr(s, 12), r
+		test = ""
+	}' "$RESULTS/$c.ktap" | sort >"$RESULTS/$c.results"
+	msg "    $c: $(cut -f3 "$RESULTS/$c.results" | sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }') (tests and cases)"
+done
+
+# Every failure must be a known one of the guest (tests/regressions-known.txt:
+# TEST<tab>CASE<tab>why).
+unknown=
+for c in $cells; do
+	[ -f "$RESULTS/$c.results" ] || continue
+	awk -F'\t' 'FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF) k[$1 FS $2] = 1; next }
+		$3 == "fail" && !(($1 FS $2) in k)' "$known" "$RESULTS/$c.results" \
+		>"$RESULTS/$c.unknown"
+	if [ -s "$RESULTS/$c.unknown" ]; then
+		unknown="$unknown $c"
+		msg "    $c: failures that tests/regressions-known.txt does not list:"
+		head -n 40 "$RESULTS/$c.unknown" | sed 's/^/      /'
+	fi
+done
+
+first=$(echo $cells | awk '{ print $1 }')
+differ=
+for c in $cells; do
+	[ "$c" != "$first" ] || continue
+	[ -s "$RESULTS/$first.results" ] && [ -s "$RESULTS/$c.results" ] || {
+		differ="$differ $c"
+		continue
+	}
+	if ! diff -U0 "$RESULTS/$first.results" "$RESULTS/$c.results" \
+		>"$RESULTS/$c.results.diff"; then
+		differ="$differ $c"
+		msg "    $c differs from $first (- $first, + $c):"
+		grep '^[-+][^-+]' "$RESULTS/$c.results.diff" | head -n 40 |
+			sed 's/^/      /'
+	fi
+done
+stage_end
+problems=
+[ -z "$failed" ] || problems="$problems; cell(s)$failed failed (build/results/<cell>.log)"
+[ -z "$unknown" ] || problems="$problems; unknown failures in$unknown"
+[ -z "$differ" ] || problems="$problems; results of$differ differ from $first"
+[ -z "$problems" ] || die "regression guard: ${problems#; }"
+msg "regression guard: $(wc -l <"$RESULTS/$first.results") tests and cases, the same results on $(echo $cells | sed 's/ /, /g')"
