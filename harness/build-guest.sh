@@ -141,7 +141,9 @@ build() {
 
 	# The kselftests are linked as upstream builds them, most of them
 	# dynamically: the guest gets their program interpreter and the
-	# libraries they need, from the toolchain's libc or the sysroot.
+	# libraries they need, from the toolchain's libc. The interpreter is
+	# copied once, to the path the programs ask for; libc's NEEDED entry
+	# for it is that same, already loaded, object.
 	mkdir -p "$root/lib"
 	copied=
 	while :; do
@@ -153,13 +155,12 @@ build() {
 			done' sh {} + | sort -u)
 		new=
 		for l in $need; do
-			case " $copied " in *" $l "*) continue ;; esac
+			case " $copied $new " in *" $l "* | *"/$l "*) continue ;; esac
 			new="$new $l"
 		done
 		[ -n "$new" ] || break
 		for l in $new; do
 			src=$("${cross}gcc" -print-file-name="${l##*/}")
-			[ -f "$src" ] || src=$(ls "$sysroot"/usr/lib/*/"${l##*/}" 2>/dev/null | head -n 1)
 			[ -f "$src" ] || die "no ${l##*/} for the $arch guest"
 			case $l in
 			/*) dst=$root$l ;;
