@@ -108,4 +108,4 @@ mail: tree
 	@sh $(H)/make-mail.sh
 
 clean:
-	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect build/base build/docs build/mail
+	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect build/base build/bisect build/docs build/mail
