@@ -4,21 +4,24 @@
 SHELL := /bin/sh
 H := harness
 
-# The kernel variants the matrix boots.
-KERNELS = $(shell sed -e 's/\#.*//' tests/matrix.txt | awk 'NF { print $$3 }' | sort -u)
+# Every base of harness/bases.tsv in turn: mainline (the posting,
+# patches/) and the 6.12 backport (backport-6.12/). BASE=<base> picks the
+# tree that 'make tree' and 'make export' work on (default: mainline).
+EACH = sh $(H)/each-base.sh
 
-.PHONY: all check deps base tree export kernels guest qemu matrix oracle-test \
-	harness-selftest oracle-selftest check-commits bench bench-smoke \
-	base-kernel series-kernel check-patches check-warnings check-docs \
-	check-maintainers check-regressions mail clean
+.PHONY: all check deps base tree trees export kernels guest qemu matrix \
+	oracle-test harness-selftest defects-selftest check-commits bench \
+	bench-smoke base-kernel series-kernel check-patches check-warnings \
+	check-docs check-maintainers check-regressions check-man-pages mail \
+	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
 all: matrix
 
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
-check: check-patches check-maintainers check-docs matrix harness-selftest \
-	oracle-selftest bench-smoke check-regressions check-warnings check-commits
+check: check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
+	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
 deps:
@@ -27,17 +30,23 @@ deps:
 base: deps
 	@sh $(H)/make-base.sh
 
+# build/linux (BASE=6.12: build/6.12/linux).
 tree: deps
 	@sh $(H)/make-tree.sh
 
 export:
 	@sh $(H)/export-patches.sh
 
-kernels: tree
-	@for k in $(KERNELS); do sh $(H)/build-kernel.sh $$k || exit 1; done
+# The tree of every base.
+trees: deps
+	@$(EACH) sh $(H)/make-tree.sh
 
-guest: tree
-	@sh $(H)/build-guest.sh
+# Each base's kernel variants that its matrix cells boot.
+kernels: trees
+	@$(EACH) sh $(H)/build-kernels.sh
+
+guest: trees
+	@$(EACH) sh $(H)/build-guest.sh
 
 # QEMU with the emulated Apple TSO control (qemu/), cached.
 qemu: deps
@@ -55,13 +64,14 @@ oracle-test: guest qemu $(if $(KERNEL),,kernels)
 harness-selftest: kernels guest
 	@sh $(H)/selftest-harness.sh
 
-# The oracle test must be able to fail: planted defects (tests/defects/).
-oracle-selftest: kernels guest qemu
-	@sh $(H)/selftest-oracle.sh
+# The tests must be able to fail: planted kernel defects (tests/defects.txt).
+defects-selftest: kernels guest qemu
+	@sh $(H)/selftest-defects.sh
 
 # The benchmark: base against series, in instructions (SPEC section 9).
-# BASE=<Image> and SERIES=<Image> compare any two arm64 kernel images.
-bench: guest qemu $(if $(BASE),,base-kernel) $(if $(SERIES),,series-kernel)
+# BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare any two arm64
+# kernel images.
+bench: guest qemu $(if $(BASE_IMAGE),,base-kernel) $(if $(SERIES_IMAGE),,series-kernel)
 	@sh $(H)/run-bench.sh
 
 # make check keeps the benchmark working: one round trip, its own file.
@@ -69,27 +79,30 @@ bench-smoke: guest qemu base-kernel series-kernel
 	@ROUNDS=1 OUTPUT=build/results/bench-smoke.tsv sh $(H)/run-bench.sh
 
 # The kernels the benchmark compares, with the same config ('on').
-base-kernel: tree
+base-kernel: trees
 	@sh $(H)/build-base-kernel.sh on
 
-series-kernel: tree
+series-kernel: trees
 	@sh $(H)/build-kernel.sh on
 
 # What maintainers and build bots look at first (SPEC section 5).
-# checkpatch.pl --strict on every patch: no error, no warning.
-check-patches: tree
-	@sh $(H)/check-patches.sh
+# checkpatch.pl --strict on every patch of every base: no error, no
+# warning.
+check-patches: trees
+	@$(EACH) sh $(H)/check-patches.sh
 
-# Every commit builds: arm64 with the option on and off, and x86_64.
-check-commits: tree
-	@sh $(H)/check-commits.sh on off x86
+# Every commit of every base builds with the variants bases.tsv names:
+# mainline arm64 with the option on and off, and x86_64; 6.12 arm64 on
+# and off.
+check-commits: trees
+	@$(EACH) sh $(H)/check-commits.sh
 
 # sparse and W=1 over the touched files add nothing to the base's.
 check-warnings: base-kernel series-kernel
 	@sh $(H)/check-warnings.sh
 
 # The touched documentation builds without a warning in its files.
-check-docs: tree
+check-docs: trees
 	@sh $(H)/check-docs.sh
 
 # Upstream's kselftests (tests/regressions.txt) give the same results on
@@ -99,13 +112,18 @@ check-regressions: guest base-kernel series-kernel
 
 # get_maintainer.pl names the series' entry; its pattern self-test is
 # clean there.
-check-maintainers: tree
+check-maintainers: trees
 	@sh $(H)/check-maintainers.sh
+
+# The man-pages patch (man-pages/): mandoc -Tlint and groff -ww report
+# nothing, the pages render, and they name only what the series defines.
+check-man-pages: trees
+	@sh $(H)/check-man-pages.sh
 
 # build/mail: the series ready for git send-email, To/Cc from
 # get_maintainer.pl; SUBJECT_PREFIX="PATCH v2" sets the prefix.
-mail: tree
+mail: trees
 	@sh $(H)/make-mail.sh
 
 clean:
-	rm -rf build/kernel build/guest build/results build/logs build/qemu build/defect build/base build/bisect build/docs build/mail
+	rm -rf $(foreach b,$(filter-out mainline,$(shell sed -e 's/\#.*//' harness/bases.tsv | awk 'NF { print $$1 }')),build/$(b)) build/kernel build/guest build/results build/logs build/qemu build/defect build/base build/bisect build/docs build/mail build/man-pages

@@ -8,13 +8,16 @@
 
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-# The cells of every list, as "arch tests": a kernel 'base/NAME' is the
-# variant NAME built from the base.
+# The cells of every list, as "arch tests", for the architectures this
+# base boots: a kernel 'base/NAME' is the variant NAME built from the base.
 cells() {
 	for f in $GUEST_LISTS; do
 		sed -e 's/#.*//' "$f" | awk 'NF { print $3, $6 }'
 	done | while read -r kernel tests; do
-		echo "$(variant_arch "${kernel#base/}") $tests"
+		a=$(variant_arch "${kernel#base/}")
+		case " $BASE_ARCHES " in
+		*" $a "*) echo "$a $tests" ;;
+		esac
 	done
 }
 
@@ -58,7 +61,7 @@ build() {
 	*) die "no guest for architecture '$arch'" ;;
 	esac
 
-	stage "guest $arch: busybox, kselftests, initramfs"
+	stage "guest $arch ($BASE): busybox, kselftests, initramfs"
 	rm -rf "$root"
 	mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
 		"$root/dev" "$root/proc" "$root/sys" "$root/tmp" \

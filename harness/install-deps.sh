@@ -6,9 +6,12 @@ stage "dependencies"
 
 pkgs="make gcc git xz-utils cpio bc flex bison libssl-dev libelf-dev kmod
       rsync python3 python3-ply perl ccache gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      qemu-system-arm qemu-system-x86 linux-source-6.12=$LINUX_VERSION
+      qemu-system-arm qemu-system-x86
       dpkg-dev patch meson ninja-build pkg-config libglib2.0-dev
-      libpixman-1-dev libfdt-dev zlib1g-dev sparse python3-sphinx"
+      libpixman-1-dev libfdt-dev zlib1g-dev sparse python3-sphinx
+      mandoc groff-base"
+# The bases that come from the host's archive (harness/bases.tsv), pinned.
+pkgs="$pkgs $(bases_lines | awk '$4 == "host" { print $2 "=" $3 }')"
 
 missing=
 for p in $pkgs; do

@@ -4,11 +4,43 @@
 set -eu
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$TOP/build
+CACHE=${MEM_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mem-model}
+
+# The bases of harness/bases.tsv, without comments and blank lines.
+bases_lines() {
+	sed -e 's/#.*//' "$TOP/harness/bases.tsv" | awk 'NF'
+}
+
+# The base this script works on: BASE, or the first line of
+# harness/bases.tsv (mainline, the posting). Its tree, kernels, guest,
+# logs and results live in BUILD: build/ for the first base,
+# build/<base>/ for the others, laid out alike, so that ccache sees the
+# same relative paths in both.
+BASES=$(bases_lines | awk '{ print $1 }')
+FIRST_BASE=$(echo "$BASES" | head -n 1)
+BASE=${BASE:-$FIRST_BASE}
+export BASE
+_b=$(bases_lines | awk -v b="$BASE" '$1 == b')
+[ -n "$_b" ] || {
+	printf 'error: no base %s in harness/bases.tsv (bases: %s)\n' \
+		"$BASE" "$(echo $BASES)" >&2
+	exit 1
+}
+# Fields by awk: a sourced file must not touch the caller's "$@".
+_f() { echo "$_b" | awk -v i="$1" '{ print $i }'; }
+BASE_PACKAGE=$(_f 2) BASE_VERSION=$(_f 3) BASE_FROM=$(_f 4)
+SERIES_NAME=$(_f 5)
+SERIES=$TOP/$SERIES_NAME
+BASE_ARCHES=$(_f 6 | tr , ' ')
+BASE_COMMITS=$(_f 7 | tr , ' ')
+BUILD_TOP=$TOP/build
+if [ "$BASE" = "$FIRST_BASE" ]; then
+	BUILD=$BUILD_TOP
+else
+	BUILD=$BUILD_TOP/$BASE
+fi
 LOGS=$BUILD/logs
 RESULTS=$BUILD/results
-CACHE=${MEM_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mem-model}
-LINUX_VERSION=$(cat "$TOP/harness/linux-source.version")
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
 JOBS=${JOBS:-$(nproc)}
 
@@ -25,7 +57,9 @@ export LC_ALL=C
 MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
 # Every list of cells that boots the guest: the guest is built with the
 # kselftest collections they name.
-GUEST_LISTS="$TOP/tests/matrix.txt $TOP/tests/regressions.txt"
+# The regression guard (tests/regressions.txt) runs on the first base only.
+GUEST_LISTS=$TOP/tests/matrix.txt
+[ "$BASE" != "$FIRST_BASE" ] || GUEST_LISTS="$GUEST_LISTS $TOP/tests/regressions.txt"
 
 mkdir -p "$LOGS" "$RESULTS" "$CACHE"
 
@@ -34,10 +68,22 @@ matrix_lines() {
 	sed -e 's/#.*//' "$MATRIX" | awk 'NF'
 }
 
-# The content of patches/, and which tree commit it was made from or into:
-# build/linux is up to date with patches/ while the two match.
+# base_cells [BASE]: the names of the matrix's cells that BASE (default:
+# this base) boots, those whose kernel is of one of its architectures.
+base_cells() {
+	_arches=$(bases_lines | awk -v b="${1:-$BASE}" '$1 == b { print $6 }' | tr , ' ')
+	matrix_lines | while read -r _c _q _k _rest; do
+		case " $_arches " in
+		*" $(variant_arch "${_k#base/}") "*) echo "$_c" ;;
+		esac
+	done
+}
+
+# The content of the base's series (patches/ for mainline), and which tree
+# commit it was made from or into: build/linux is up to date with the
+# series while the two match.
 patches_id() {
-	cat "$TOP"/patches/*.patch 2>/dev/null | git hash-object --stdin
+	cat "$SERIES"/*.patch 2>/dev/null | git hash-object --stdin
 }
 
 record_tree_state() {

@@ -1,30 +1,101 @@
 #!/bin/sh
-# Turn Debian's linux-source tarball into a git repository with one
-# deterministic commit, tagged 'base', kept in the cache. Its hash is the
-# same on every machine, so the cover letter's base-commit can be checked.
+# Turn Debian's linux-source tarball of the base (BASE, harness/bases.tsv)
+# into a git repository with one deterministic commit, tagged 'base', kept
+# in the cache. Its hash is the same on every machine, so the cover
+# letter's base-commit can be checked.
 . "$(dirname "$0")/lib.sh"
 
 # Bump when the recipe below changes: it is part of the cache key.
 RECIPE=1
-BASE_GIT=$CACHE/base-$LINUX_VERSION-r$RECIPE.git
-TARBALL=/usr/src/linux-source-6.12.tar.xz
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-if [ -f "$BASE_GIT/mem-model-complete" ]; then
-	msg "==> base tree: cached, base-commit $(git --git-dir="$BASE_GIT" rev-parse base)"
-	exit 0
+# The base actually used: the pinned version, or for a base from
+# experimental, once that version is no longer served, the newest
+# linux-source-7.N there or in unstable. make-tree.sh and the cover letter
+# read it back from here: "PACKAGE VERSION REPOSITORY".
+used=$CACHE/base-$BASE.used
+
+# fetch_experimental: download the package into the cache through a
+# private apt configuration (experimental and unstable binary lists; the
+# host's /etc/apt is not touched) and print "PACKAGE VERSION DEB".
+fetch_experimental() {
+	apt=$CACHE/apt-experimental
+	debs=$CACHE/debs
+	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
+	: >"$apt/status"
+	kr=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$apt/sources.list" <<-EOT
+	deb [signed-by=$kr] $DEBIAN_MIRROR experimental main
+	deb [signed-by=$kr] $DEBIAN_MIRROR unstable main
+	EOT
+	set -- -o Dir::Etc::SourceList="$apt/sources.list" \
+		-o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$apt/lists" \
+		-o Dir::State::status="$apt/status" \
+		-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives"
+	pkg=$BASE_PACKAGE ver=$BASE_VERSION
+	f=$debs/${pkg}_${ver}_all.deb
+	if [ ! -f "$f" ]; then
+		run_logged "$LOGS/apt-experimental.log" apt-get "$@" update >&2
+		if ! apt-cache "$@" show "$pkg=$ver" >/dev/null 2>&1; then
+			# The newest linux-source-7.N, N >= 3, either suite.
+			new=$(apt-cache "$@" search --names-only '^linux-source-7\.[0-9]+$' |
+				awk '{ print $1 }' | while read -r p; do
+					n=${p#linux-source-7.}
+					[ "$n" -ge 3 ] || continue
+					apt-cache "$@" show "$p" | sed -n "s/^Version: /$p /p"
+				done | sort -k2,2V | tail -n 1)
+			[ -n "$new" ] ||
+				die "$pkg $ver is no longer served, and experimental and unstable have no linux-source-7.N (N >= 3)"
+			pkg=${new% *} ver=${new#* }
+			msg "    note: $BASE_PACKAGE $BASE_VERSION is no longer served; using $pkg $ver instead" >&2
+		fi
+		(cd "$debs" && apt-get "$@" download "$pkg=$ver") \
+			>>"$LOGS/apt-experimental.log" 2>&1 ||
+			die "downloading $pkg $ver failed: see ${LOGS#"$TOP"/}/apt-experimental.log"
+		f=$debs/${pkg}_${ver}_all.deb
+		[ -f "$f" ] || die "apt-get download gave no $f"
+	fi
+	echo "$pkg $ver $f"
+}
+
+if [ -f "$used" ]; then
+	set -- $(cat "$used")
+	BASE_GIT=${3:-none}
+	if [ "$BASE_GIT" = "$CACHE/base-$2-r$RECIPE.git" ] &&
+	   [ -f "$BASE_GIT/mem-model-complete" ]; then
+		msg "==> base tree $BASE: $1 $2, cached, base-commit $(git --git-dir="$BASE_GIT" rev-parse base)"
+		exit 0
+	fi
 fi
 
-stage "base tree: linux-source-6.12 $LINUX_VERSION (cold: extract and commit)"
-have=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)
-[ "$have" = "$LINUX_VERSION" ] ||
-	die "linux-source-6.12 $LINUX_VERSION is pinned, but '$have' is installed; run harness/install-deps.sh"
-
+stage "base tree $BASE: $BASE_PACKAGE $BASE_VERSION (cold: extract and commit)"
 tmp=$CACHE/base.tmp.$$
-rm -rf "$tmp" "$BASE_GIT"
+rm -rf "$tmp"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$TARBALL"
-wt=$tmp/linux-source-6.12
+case $BASE_FROM in
+host)
+	pkg=$BASE_PACKAGE ver=$BASE_VERSION
+	have=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || true)
+	[ "$have" = "$ver" ] ||
+		die "$pkg $ver is pinned, but '$have' is installed; run harness/install-deps.sh"
+	tarball=/usr/src/$pkg.tar.xz
+	;;
+experimental)
+	set -- $(fetch_experimental)
+	pkg=$1 ver=$2
+	msg "    ${3##*/}"
+	dpkg-deb --fsys-tarfile "$3" | tar -C "$tmp" -xf - "./usr/src/$pkg.tar.xz"
+	tarball=$tmp/usr/src/$pkg.tar.xz
+	;;
+*) die "base $BASE: unknown source '$BASE_FROM' in harness/bases.tsv" ;;
+esac
+BASE_GIT=$CACHE/base-$ver-r$RECIPE.git
+rm -rf "$BASE_GIT"
+run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$tarball"
+rm -rf "$tmp/usr"
+wt=$tmp/$pkg
 
 git init -q --bare "$BASE_GIT"
 # The commit leaves some 90,000 loose objects; an automatic 'git gc' would
@@ -45,8 +116,9 @@ GIT_COMMITTER_NAME='Debian linux-source' \
 GIT_COMMITTER_EMAIL='linux-source@packages.debian.org' \
 GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
 	g commit -q --no-verify --no-gpg-sign \
-	-m "Debian linux-source-6.12 $LINUX_VERSION"
+	-m "Debian $pkg $ver"
 g tag base
 msg "    base-commit: $(g rev-parse base)"
 touch "$BASE_GIT/mem-model-complete"
+echo "$pkg $ver $BASE_GIT" >"$used"
 stage_end

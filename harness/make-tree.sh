@@ -1,30 +1,35 @@
 #!/bin/sh
-# Make build/linux: the base commit, tagged 'base', and one commit per
-# patch of patches/ on branch 'series'. An existing tree is reused while
-# patches/ is unchanged; it is rebuilt when patches/ changed and the tree
+# Make build/linux (build/<base>/linux for BASE=<base>): the base commit,
+# tagged 'base', and one commit per patch of the base's series (patches/
+# for mainline) on branch 'series'. An existing tree is reused while the
+# series is unchanged; it is rebuilt when the series changed and the tree
 # holds no work that was not exported. FORCE=1 rebuilds it regardless.
 . "$(dirname "$0")/lib.sh"
 
 sh "$TOP/harness/make-base.sh"
-BASE_GIT=$(ls -d "$CACHE"/base-"$LINUX_VERSION"-r*.git | tail -n 1)
+BASE_GIT=$(cut -d' ' -f3 "$CACHE/base-$BASE.used")
+[ -d "$BASE_GIT" ] || die "no base repository $BASE_GIT"
 TREE=$BUILD/linux
 STATE=$TREE/.git/mem-model-state
 
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	want=$(patches_id)
 	set -- $(cat "$STATE" 2>/dev/null || echo none none)
-	if [ "$1" = "$want" ]; then
-		msg "==> tree: build/linux is up to date with patches/"
+	head=$(git -C "$TREE" rev-parse HEAD)
+	if [ "$1" = "$want" ] && [ "$2" = "$head" ]; then
+		msg "==> tree: ${TREE#"$TOP"/} is up to date with $SERIES_NAME/"
 		exit 0
 	fi
-	head=$(git -C "$TREE" rev-parse HEAD)
+	if [ "$1" = "$want" ] && [ "$2" != "$head" ]; then
+		die "${TREE#"$TOP"/} is at $(git -C "$TREE" rev-parse --short HEAD), not at the tip of its series, so what is built would not be the series. Run 'git -C ${TREE#"$TOP"/} checkout series' to go back, 'make export BASE=$BASE' if the new commits are the series now, or 'make tree BASE=$BASE FORCE=1' to start again."
+	fi
 	if [ "$2" != "$head" ] ||
 	   [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
-		die "patches/ changed, and build/linux holds work that is not in patches/. Run 'make export' to keep it, or 'make tree FORCE=1' to drop it."
+		die "$SERIES_NAME/ changed, and ${TREE#"$TOP"/} holds work that is not in it. Run 'make export BASE=$BASE' to keep it, or 'make tree BASE=$BASE FORCE=1' to drop it."
 	fi
 fi
 
-stage "tree: build/linux = base + patches/"
+stage "tree: ${TREE#"$TOP"/} = base $BASE + $SERIES_NAME/"
 rm -rf "$TREE"
 git clone -q --no-checkout "$BASE_GIT" "$TREE"
 run_logged "$LOGS/tree-checkout.log" git -C "$TREE" checkout -q -b series base
@@ -33,6 +38,8 @@ run_logged "$LOGS/tree-checkout.log" git -C "$TREE" checkout -q -b series base
 # from the working copy only, and tell git not to look at that change.
 sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$TREE/.gitignore"
 git -C "$TREE" update-index --skip-worktree .gitignore
+# No automatic repacking in the background, competing with the builds.
+git -C "$TREE" config gc.auto 0
 git -C "$TREE" config user.name \
 	"$(git -C "$TOP" config user.name || echo 'mem-model harness')"
 git -C "$TREE" config user.email \
@@ -40,7 +47,7 @@ git -C "$TREE" config user.email \
 
 # The cover letter's subject and blurb live on as the branch description,
 # which 'make export' turns back into the cover letter.
-cover=$TOP/patches/0000-cover-letter.patch
+cover=$SERIES/0000-cover-letter.patch
 if [ -f "$cover" ]; then
 	awk '
 	/^Subject: / && !subj {
@@ -55,12 +62,12 @@ if [ -f "$cover" ]; then
 		"$(cat "$TREE/.git/cover-description")"
 fi
 
-set -- "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+set -- "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch
 n=0
 for p; do
 	case $p in */0000-cover-letter.patch | *'*'*) continue ;; esac
 	git -C "$TREE" am -q --keep-cr "$p" ||
-		die "patch ${p#"$TOP"/} does not apply to base (see 'git -C build/linux am --show-current-patch')"
+		die "patch ${p#"$TOP"/} does not apply to base $BASE (see 'git -C ${TREE#"$TOP"/} am --show-current-patch')"
 	n=$((n + 1))
 done
 msg "    $n patch(es) on base $(git -C "$TREE" rev-parse --short base)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run-bench.sh: the benchmark. Boot the base kernel and the series kernel
-# (BASE=<Image>, SERIES=<Image>; default the 'on' variant of each) in every
+# (BASE_IMAGE=<Image>, SERIES_IMAGE=<Image>; default the 'on' variant of each) in every
 # cell of tests/bench.txt under -icount shift=0,sleep=off, run
 # tests/guest/mem-model-bench.c, and print the table of base against
 # series; write it to build/results/bench.tsv (or OUTPUT). ROUNDS sets the
@@ -10,8 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-20000}
-base=${BASE:-$BUILD/base/kernel/on/arch/arm64/boot/Image}
-series=${SERIES:-$BUILD/kernel/on/arch/arm64/boot/Image}
+base=${BASE_IMAGE:-$BUILD/base/kernel/on/arch/arm64/boot/Image}
+series=${SERIES_IMAGE:-$BUILD/kernel/on/arch/arm64/boot/Image}
 output=${OUTPUT:-$RESULTS/bench.tsv}
 initrd=$(guest_initramfs arm64)
 for f in "$base" "$series" "$initrd"; do

@@ -1,36 +1,55 @@
 #!/bin/sh
-# Boot every cell of the matrix (or those in CELLS), then print the
-# summary table and write build/results/summary.tsv. Exits non-zero if any
-# cell failed. "oracle c/m/d" is the oracle test's stress: checks,
-# mismatches, GET disagreements.
+# Boot every cell of the matrix on every base (or the cells in CELLS, on
+# the bases in ONLY_BASES), then print one summary table and write
+# build/results/summary.tsv. A base boots the cells of its architectures
+# (harness/bases.tsv). Exits non-zero if any cell failed. "oracle c/m/d"
+# is the oracle test's stress: checks, mismatches, GET disagreements.
 . "$(dirname "$0")/lib.sh"
 
-cells=${CELLS:-$(matrix_lines | awk '{ print $1 }')}
-
-stage "matrix: $(echo $cells | wc -w) cell(s)"
+sum=$BUILD_TOP/results/summary.tsv
+mkdir -p "$BUILD_TOP/results"
 failed=
-rm -f "$RESULTS"/*.row
-for c in $cells; do
-	msg "    $c: booting"
-	sh "$TOP/harness/run-cell.sh" "$c" || failed="$failed $c"
+rows=$BUILD_TOP/results/summary.rows
+: >"$rows"
+for b in ${ONLY_BASES:-$BASES}; do
+	cells=$(base_cells "$b")
+	if [ -n "${CELLS:-}" ]; then
+		cells=$(for c in $CELLS; do echo "$cells" | grep -x "$c" || true; done)
+	fi
+	[ -n "$cells" ] || continue
+	used=$(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo "$b")
+	res=$BUILD_TOP/results
+	[ "$b" = "$FIRST_BASE" ] || res=$BUILD_TOP/$b/results
+	stage "matrix on $b ($used): $(echo $cells | wc -w) cell(s)"
+	rm -f "$res"/*.row
+	for c in $cells; do
+		msg "    $b $c: booting"
+		BASE=$b sh "$TOP/harness/run-cell.sh" "$c" || failed="$failed $b/$c"
+	done
+	for c in $cells; do
+		printf '%s\t' "$b"
+		cat "$res/$c.row" 2>/dev/null ||
+			printf '%s\t-\t-\t-\t-\t-\t-\t-\t-\tFAIL\t-\tnot-run\n' "$c"
+	done >>"$rows"
+	stage_end
 done
 
-sum=$RESULTS/summary.tsv
 {
-	printf 'cell\tkernel\texpect\tboot\tprobe\tkernel-log\ttests p/f/s\tcases p/f/s\toracle c/m/d\tresult\ttime\tfailed-checks\n'
-	for c in $cells; do
-		cat "$RESULTS/$c.row" 2>/dev/null ||
-			printf '%s\t-\t-\t-\t-\t-\t-\t-\t-\tFAIL\t-\tnot-run\n' "$c"
-	done
+	printf 'base\tcell\tkernel\texpect\tboot\tprobe\tkernel-log\ttests p/f/s\tcases p/f/s\toracle c/m/d\tresult\ttime\tfailed-checks\n'
+	cat "$rows"
 } >"$sum"
+rm -f "$rows"
 msg ""
-awk -F'\t' '{ printf "%-17s %-6s %-17s %-6s %-6s %-24s %-11s %-12s %-14s %-6s %s\n",
-	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$sum"
+for b in ${ONLY_BASES:-$BASES}; do
+	msg "base $b: $(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo '?')"
+done
+awk -F'\t' '{ printf "%-8s %-17s %-6s %-17s %-7s %-6s %-24s %-11s %-12s %-14s %-6s %s\n",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$sum"
 msg ""
-stage_end
+total=$(($(wc -l <"$sum") - 1))
 nf=$(echo $failed | wc -w)
-msg "matrix: $(($(echo $cells | wc -w) - nf)) passed, $nf failed"
+msg "matrix: $((total - nf)) passed, $nf failed"
 if [ -n "$failed" ]; then
-	msg "FAILED cells:$failed (see build/results/<cell>.log)"
+	msg "FAILED cells:$failed (see build/results/<cell>.log, build/<base>/results/<cell>.log)"
 	exit 1
 fi

@@ -1,0 +1,57 @@
+#!/bin/sh
+# The tests must be able to fail. For each planted defect of
+# tests/defects.txt, build the debug kernel of the mainline series with
+# tests/defects/NAME.patch, boot it in the cell the list names, and
+# require that the cell fails on the check it names.
+. "$(dirname "$0")/lib.sh"
+
+TREE=$BUILD/linux
+# The worktree and the kernel build sit as build/linux and build/kernel/X
+# do, one level down: the compiler sees the same relative paths, so ccache
+# reuses the debug kernel's objects for every file the defect leaves alone.
+src=$BUILD/defect/linux
+[ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
+head=$(git -C "$TREE" rev-parse HEAD)
+
+stage "defect self-test: planted defects must fail their cells"
+if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$src"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$src" "$head"
+fi
+sed -e 's/#.*//' "$TOP/tests/defects.txt" | awk 'NF' |
+while read -r name cell check; do
+	d=$TOP/tests/defects/$name.patch
+	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
+	git -C "$src" checkout -qf --detach "$head"
+	git -C "$src" apply "$d" ||
+		die "the planted defect tests/defects/$name.patch no longer applies to the series"
+	kdir=$BUILD/defect/kernel/$name
+	OUT=$kdir sh "$TOP/harness/build-kernel.sh" debug "$src"
+
+	# The cell, renamed, so that its results do not replace the matrix's.
+	m=$BUILD/defect-$name-matrix.txt
+	line=$(matrix_lines | awk -v c="$cell" '$1 == c')
+	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
+	echo "$line" | awk -v n="defect-$name" '{ $1 = n; print }' >"$m"
+	out=$LOGS/defect-$name.log
+	if MATRIX=$m KERNEL=$kdir/arch/arm64/boot/Image \
+		ORACLE_SECONDS=${ORACLE_SECONDS:-5} \
+		sh "$TOP/harness/run-cell.sh" "defect-$name" >"$out" 2>&1; then
+		cat "$out"
+		die "cell $cell passed on a kernel with the planted defect '$name'"
+	fi
+	rm -f "$m"
+	why=$(cut -f12 "$RESULTS/defect-$name.row")
+	case " $why " in
+	*" $check "*) ;;
+	*)
+		cat "$out"
+		die "with '$name', cell $cell failed on '$why', but not on '$check'"
+		;;
+	esac
+	fig=$(cut -f9 "$RESULTS/defect-$name.row")
+	msg "    planted defect '$name': cell $cell fails on $why, as it must (cases p/f/s $(cut -f8 "$RESULTS/defect-$name.row"), oracle c/m/d $fig)"
+done
+git -C "$src" checkout -qf --detach "$head"
+stage_end
