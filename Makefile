@@ -78,9 +78,11 @@ bench: guest qemu $(if $(BASE_IMAGE),,base-kernel) $(if $(SERIES_IMAGE),,series-
 bench-smoke: guest qemu base-kernel series-kernel
 	@ROUNDS=1 OUTPUT=build/results/bench-smoke.tsv sh $(H)/run-bench.sh
 
-# The kernels the benchmark compares, with the same config ('on').
+# The kernels the benchmark compares, with the same config ('on'), and the
+# x86_64 base kernel of the regression guard.
 base-kernel: trees
 	@sh $(H)/build-base-kernel.sh on
+	@sh $(H)/build-base-kernel.sh x86
 
 series-kernel: trees
 	@sh $(H)/build-kernel.sh on

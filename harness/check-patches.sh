@@ -6,10 +6,10 @@
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
-PATCHES=${PATCHES:-$TOP/patches}
+PATCHES=${PATCHES:-$SERIES}
 [ -f "$TREE/scripts/checkpatch.pl" ] || die "no build/linux: run 'make tree' first"
 
-stage "checkpatch --strict on patches/"
+stage "checkpatch --strict on ${PATCHES#"$TOP"/}/"
 bad=
 for p in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$p" ] || continue

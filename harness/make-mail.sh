@@ -17,7 +17,7 @@ api=linux-api@vger.kernel.org
 man_to="Alejandro Colomar <alx@kernel.org>"
 man_cc="linux-man@vger.kernel.org, $api"
 [ -f "$TREE/scripts/get_maintainer.pl" ] || die "no build/linux: run 'make tree' first"
-set -- "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+set -- "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch
 [ -e "$1" ] || die "patches/ is empty"
 case $prefix in
 *[]\[\\/]* | "") die "SUBJECT_PREFIX '$prefix' must be plain text, like 'PATCH v2'" ;;
@@ -30,7 +30,7 @@ gm() {
 	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
 		--no-rolestats "$@") | paste -sd, - | sed 's/,/, /g'
 }
-patches=$(ls "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter')
+patches=$(ls "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter')
 # shellcheck disable=SC2086
 to=$(gm --m --no-r --no-l $patches)
 # shellcheck disable=SC2086
