@@ -1,16 +1,16 @@
 #!/bin/sh
 # sparse (C=2) and W=1 over the C files the series touches, in the arm64
-# 'on' build of the base and of the series: the series must add no warning
+# 'debug' build of the base and of the series: the series must add no warning
 # that the base does not already have. Warnings are compared without their
 # line and column numbers, which the series shifts.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
 base_src=$BUILD/base/linux
-series_out=$BUILD/kernel/on
-base_out=$BUILD/base/kernel/on
+series_out=$BUILD/kernel/debug
+base_out=$BUILD/base/kernel/debug
 for d in "$series_out" "$base_out"; do
-	[ -f "$d/.config" ] || die "no kernel build in $d: run 'make series-kernel base-kernel'"
+	[ -f "$d/.config" ] || die "no kernel build in $d: run 'make kernels base-kernel'"
 done
 
 # The touched C files the arm64 build compiles (not the selftests).
