@@ -133,5 +133,11 @@ check-man-pages: trees
 mail: trees
 	@sh $(H)/make-mail.sh
 
+# Everything generated but the trees, which may hold work not exported:
+# build/ for mainline, build/<base>/ for the other bases.
 clean:
-	rm -rf $(foreach b,$(filter-out mainline,$(shell sed -e 's/\#.*//' harness/bases.tsv | awk 'NF { print $$1 }')),build/$(b)) build/kernel build/guest build/results build/logs build/qemu build/defect build/base build/bisect build/docs build/mail build/man-pages
+	for r in build $$(sed -e 's/#.*//' harness/bases.tsv | awk 'NF { print "build/" $$1 }' | tail -n +2); do \
+		rm -rf $$r/kernel $$r/guest $$r/results $$r/logs $$r/defect \
+			$$r/base $$r/bisect; \
+	done
+	rm -rf build/qemu build/docs build/mail build/man-pages
