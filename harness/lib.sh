@@ -34,11 +34,15 @@ SERIES=$TOP/$SERIES_NAME
 BASE_ARCHES=$(_f 6 | tr , ' ')
 BASE_COMMITS=$(_f 7 | tr , ' ')
 BUILD_TOP=$TOP/build
-if [ "$BASE" = "$FIRST_BASE" ]; then
-	BUILD=$BUILD_TOP
-else
-	BUILD=$BUILD_TOP/$BASE
-fi
+# base_build BASE: where BASE's build lives.
+base_build() {
+	if [ "$1" = "$FIRST_BASE" ]; then
+		echo "$BUILD_TOP"
+	else
+		echo "$BUILD_TOP/$1"
+	fi
+}
+BUILD=$(base_build "$BASE")
 LOGS=$BUILD/logs
 RESULTS=$BUILD/results
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}

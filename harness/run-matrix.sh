@@ -18,8 +18,7 @@ for b in ${ONLY_BASES:-$BASES}; do
 	fi
 	[ -n "$cells" ] || continue
 	used=$(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo "$b")
-	res=$BUILD_TOP/results
-	[ "$b" = "$FIRST_BASE" ] || res=$BUILD_TOP/$b/results
+	res=$(base_build "$b")/results
 	stage "matrix on $b ($used): $(echo $cells | wc -w) cell(s)"
 	rm -f "$res"/*.row
 	for c in $cells; do
