@@ -87,12 +87,12 @@ build() {
 
 	# The kselftest collections this architecture's cells name.
 	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
-	# "oracle" is the harness' own test.
+	# "oracle" and "kexec:VARIANT" are the harness' own tests.
 	targets=
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:*) ;;
+		oracle | oracle:* | kexec:*) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -131,7 +131,7 @@ build() {
 	# The oracle test and the benchmark read the emulated Apple CPU's
 	# registers: arm64 only.
 	progs="init mem-model-probe"
-	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench"
+	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-kexec"
 	for p in $progs; do
 		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
 			-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
@@ -180,6 +180,16 @@ build() {
 	(cd "$root" && find . | LC_ALL=C sort |
 		cpio -o -H newc --owner=0:0 --quiet) >"$initrd"
 	msg "    $(du -k "$initrd" | cut -f1) KiB: ${initrd#"$TOP"/}"
+
+	# The kexec cells' guest: init, busybox and the harness' programs,
+	# small enough to load twice (harness/run-cell.sh adds the kernel
+	# to kexec into).
+	if [ "$arch" = arm64 ]; then
+		(cd "$root" && find . -path ./kselftest -prune -o \
+			-path ./lib -prune -o -print | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet) >"$guest/kexec.cpio"
+		msg "    $(du -k "$guest/kexec.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/kexec.cpio"
+	fi
 	stage_end
 }
 

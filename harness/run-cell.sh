@@ -43,7 +43,7 @@ want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=
 # "oracle:MIN" is the harness' oracle test (tests/guest/mem-model-oracle.c):
 # its stress runs ORACLE_SECONDS (20) and must make MIN checks (100000,
 # or ORACLE_MIN_CHECKS).
-collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle' | sed 's,/.*,,' |
+collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle\|^kexec:' | sed 's,/.*,,' |
 	sort -u | paste -sd, -)
 cmdline="console=$console panic=-1"
 [ -z "$collections" ] || cmdline="$cmdline mm_tests=$collections"
@@ -56,6 +56,30 @@ if [ -n "$otok" ]; then
 	oracle:*) omin=${ORACLE_MIN_CHECKS:-${otok#oracle:}} ;;
 	esac
 	cmdline="$cmdline mm_oracle=$oracle mm_oracle_min=$omin"
+fi
+
+# "kexec:VARIANT" is the harness' kexec test (tests/guest/mem-model-kexec.c):
+# the cell boots the small guest with kernel variant VARIANT added, and
+# the guest kexecs into it from a TSO thread.
+kexec=$(echo "$tests" | tr , '\n' | sed -n 's/^kexec://p' | head -n 1)
+if [ -n "$kexec" ]; then
+	target=$BUILD/kernel/$kexec/$(arch_image arm64)
+	small=$(dirname "$(guest_initramfs arm64)")/kexec.cpio
+	[ -f "$target" ] || die "cell $cell: no kernel image $target"
+	[ -f "$small" ] || die "cell $cell: no $small: run harness/build-guest.sh"
+	stash=$RESULTS/$cell.kexec
+	rm -rf "$stash"
+	mkdir -p "$stash/kexec"
+	cp "$target" "$stash/kexec/Image"
+	cp "$small" "$stash/kexec/initramfs.cpio"
+	initrd=$RESULTS/$cell.initrd
+	{
+		cat "$small"
+		(cd "$stash" && find kexec | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet)
+	} >"$initrd"
+	rm -rf "$stash"
+	cmdline="$cmdline mm_kexec=go"
 fi
 
 log=$RESULTS/$cell.log
@@ -76,6 +100,7 @@ while kill -0 "$pid" 2>/dev/null; do
 	fi
 done
 wait "$pid" && rc=0 || rc=$?
+[ -z "$kexec" ] || rm -f "$initrd"
 secs=$(($(date +%s) - t0))
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
@@ -115,6 +140,17 @@ if [ -n "$collections" ]; then
 	[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
 fi
 
+# The counts the cell must give, as data (tests/counts.tsv): a case that
+# quietly stops testing and skips, or one that disappears, changes them.
+# COUNTS_CELL names the cell to take them from (a planted cell's original).
+COUNTS=${COUNTS:-$TOP/tests/counts.tsv}
+counts="$t_pass/$t_fail/$t_skip $c_pass/$c_fail/$c_skip"
+wcounts=$(sed -e 's/#.*//' "$COUNTS" | awk -v b="$BASE" -v c="${COUNTS_CELL:-$cell}" '
+	NF && $2 == c && $1 == b { own = $3 " " $4 }
+	NF && $2 == c && $1 == "*" { any = $3 " " $4 }
+	END { print (own != "" ? own : any) }')
+[ "$counts" = "$wcounts" ] || fail="$fail counts"
+
 # The oracle test's last line: "result PASS checks=C mismatches=M
 # get-disagreements=D", the figures of its stress.
 ofig=-
@@ -128,6 +164,18 @@ if [ -n "$oracle" ]; then
 	ofig=$(echo "$oline" | sed -n \
 		's/.*checks=\([0-9]*\) mismatches=\([0-9]*\) get-disagreements=\([0-9]*\).*/\1\/\2\/\3/p')
 	ofig=${ofig:-none}
+fi
+
+# The kexec test's last line: "result PASS|FAIL <what>", printed by the
+# kernel kexec'd into, or by the first if it could not kexec.
+kfig=
+if [ -n "$kexec" ]; then
+	kline=$(sed -n 's/^mem-model-kexec: result //p' "$log" | tail -n 1)
+	case $kline in
+	PASS*) ;;
+	*) fail="$fail kexec" ;;
+	esac
+	kfig=" (kexec: ${kline:-no result})"
 fi
 
 # The kernel's log: any warning, BUG, oops or lockdep report fails, but
@@ -166,10 +214,14 @@ printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%s\t%ss\t%s\n' \
 if [ -n "$fail" ]; then
 	msg "    $cell: FAIL (${fail# })"
 	[ "$probe" = ok ] || printf "      probe wanted: %s\n      probe got:    %s\n" "$want" "${got:-nothing}"
+	[ "$counts" = "$wcounts" ] || printf "      tests and cases p/f/s wanted: %s (%s)\n      got:                          %s\n" \
+		"${wcounts:-nothing}" "${COUNTS#"$TOP"/}" "$counts"
 	[ -z "$oracle" ] || grep -a '^mem-model-oracle: .*\(not ok\|mismatch\|disagree\|FAIL\)' "$log" |
+		head -n 15 | sed 's/^/      /'
+	[ -z "$kexec" ] || grep -a '^mem-model-kexec: ' "$log" |
 		head -n 15 | sed 's/^/      /'
 	msg "      last lines of build/results/$cell.log:"
 	tail -n 25 "$log" | sed 's/^/      | /'
 	exit 1
 fi
-msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}"
+msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}$kfig"

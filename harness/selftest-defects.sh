@@ -35,7 +35,7 @@ while read -r name cell check; do
 	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
 	echo "$line" | awk -v n="defect-$name" '{ $1 = n; print }' >"$m"
 	out=$LOGS/defect-$name.log
-	if MATRIX=$m KERNEL=$kdir/arch/arm64/boot/Image \
+	if MATRIX=$m KERNEL=$kdir/arch/arm64/boot/Image COUNTS_CELL=$cell \
 		ORACLE_SECONDS=${ORACLE_SECONDS:-5} \
 		sh "$TOP/harness/run-cell.sh" "defect-$name" >"$out" 2>&1; then
 		cat "$out"

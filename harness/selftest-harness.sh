@@ -17,7 +17,7 @@ wrong=$(sed -e 's/#.*//' "$TOP/tests/expect.tsv" | awk -v r="$row" '
 	END { for (k in n) if (n[k] != v) { print k; exit } }')
 echo "$line" | awk -v w="$wrong" '{ $1 = "planted-" $1; $4 = w; print }' >"$m"
 out=$BUILD/logs/selftest-harness.log
-if MATRIX=$m sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
+if MATRIX=$m COUNTS_CELL=$cell sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
 	cat "$out"
 	die "cell $cell passed with the wrong expectation '$wrong' (it is '$row')"
 fi
@@ -26,5 +26,22 @@ grep -q "planted-$cell: FAIL (.*probe" "$out" ||
 grep -q 'last lines of build/results/planted-' "$out" ||
 	{ cat "$out"; die "the failing cell did not show its console tail"; }
 msg "    cell $cell with expectation '$wrong' instead of '$row': fails, as it must"
-rm -f "$RESULTS/planted-$cell".* "$m"
+
+# The same cell, right expectation, but its expected counts moved by one
+# case from pass to skip: a case that quietly stopped testing.
+counts=$BUILD/selftest-counts.tsv
+echo "$line" | awk '{ $1 = "planted-" $1; print }' >"$m"
+sed -e 's/#.*//' "$TOP/tests/counts.tsv" | awk -v c="$cell" -v b="$BASE" '
+	NF && $2 == c && ($1 == b || $1 == "*") {
+		split($4, k, "/"); $4 = (k[1] - 1) "/" k[2] "/" (k[3] + 1)
+		$2 = "planted-" c; print; exit }' >"$counts"
+[ -s "$counts" ] || die "tests/counts.tsv has no counts for cell $cell"
+if MATRIX=$m COUNTS=$counts sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
+	cat "$out"
+	die "cell $cell passed with wrong expected counts ($(cut -d' ' -f3,4 "$counts"))"
+fi
+grep -q "planted-$cell: FAIL (counts)" "$out" ||
+	{ cat "$out"; die "the cell with wrong expected counts failed, but not on its counts alone"; }
+msg "    cell $cell with one case moved from pass to skip in its expected counts: fails, as it must"
+rm -f "$RESULTS/planted-$cell".* "$m" "$counts"
 stage_end

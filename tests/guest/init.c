@@ -5,6 +5,8 @@
  * (mm_oracle=SECONDS, mm_oracle_min=CHECKS), the benchmark if it asks for
  * that (mm_bench=ROUNDS), and the kselftest collections it names
  * (mm_tests=a,b), print KTAP on the console, power off (x86_64: reset).
+ * mm_kexec=go kexecs into /kexec/Image (tests/guest/mem-model-kexec.c),
+ * whose init then runs with mm_kexec=check.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@ int main(void)
 	char *oracle = getenv("mm_oracle");
 	char *oracle_min = getenv("mm_oracle_min");
 	char *bench = getenv("mm_bench");
+	char *kexec = getenv("mm_kexec");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2;
 	char *tok;
@@ -80,6 +83,11 @@ int main(void)
 				oracle_min ? oracle_min : "100000", NULL });
 	if (bench)
 		run((char *[]){ "/usr/bin/mem-model-bench", bench, NULL });
+	if (kexec && !strcmp(kexec, "go"))
+		run((char *[]){ "/usr/bin/mem-model-kexec", "go",
+				"/kexec/Image", "/kexec/initramfs.cpio", NULL });
+	else if (kexec)
+		run((char *[]){ "/usr/bin/mem-model-kexec", "check", NULL });
 
 	if (tests) {
 		for (tok = strtok(tests, ","); tok && argc < 62;
