@@ -42,7 +42,7 @@ msg ""
 for b in ${ONLY_BASES:-$BASES}; do
 	msg "base $b: $(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo '?')"
 done
-awk -F'\t' '{ printf "%-8s %-17s %-6s %-17s %-7s %-6s %-24s %-11s %-12s %-14s %-6s %s\n",
+awk -F'\t' '{ printf "%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %s\n",
 	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$sum"
 msg ""
 total=$(($(wc -l <"$sum") - 1))
