@@ -11,7 +11,7 @@ EACH = sh $(H)/each-base.sh
 
 .PHONY: all check deps base tree trees export kernels guest qemu matrix \
 	oracle-test harness-selftest defects-selftest check-commits bench \
-	bench-smoke base-kernel bench-base-kernel bench-series-kernel check-patches check-warnings \
+	bench-smoke base-kernel bench-base-kernel bench-series-kernel bench-kernels check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
 	clean
 
@@ -68,15 +68,18 @@ harness-selftest: kernels guest
 defects-selftest: kernels guest qemu
 	@sh $(H)/selftest-defects.sh
 
-# The benchmark: base against series, in instructions (SPEC section 9).
-# BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare any two arm64
-# kernel images.
-bench: guest qemu $(if $(BASE_IMAGE),,bench-base-kernel) $(if $(SERIES_IMAGE),,bench-series-kernel)
+# The benchmark: base against series and against a reference design that
+# reads and writes ACTLR_EL1 on every switch, in instructions (SPEC section
+# 9), at -O2 and -Os. BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare
+# any two arm64 kernel images.
+bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels)
 	@sh $(H)/run-bench.sh
 
-# make check keeps the benchmark working: one round trip, its own file.
+# make check keeps the benchmark working: one round trip, -O2 base and
+# series, its own file.
 bench-smoke: guest qemu bench-base-kernel bench-series-kernel
-	@ROUNDS=1 OUTPUT=build/results/bench-smoke.tsv sh $(H)/run-bench.sh
+	@ROUNDS=1 LEVELS=on REFERENCE=- OUTPUT=build/results/bench-smoke.tsv \
+		sh $(H)/run-bench.sh
 
 # The base kernels of mainline that the checks compare with the series:
 # sparse/W=1 ('debug'; its build also gives the bisection's first commit
@@ -92,6 +95,14 @@ bench-base-kernel: trees
 
 bench-series-kernel: trees
 	@sh $(H)/build-kernel.sh on
+
+# What 'make bench' boots besides: the same at -Os, and the reference
+# design (tests/reference/) at both.
+bench-kernels: bench-base-kernel bench-series-kernel
+	@sh $(H)/build-base-kernel.sh os
+	@sh $(H)/build-kernel.sh os
+	@sh $(H)/build-reference-kernel.sh on
+	@sh $(H)/build-reference-kernel.sh os
 
 # What maintainers and build bots look at first (SPEC section 5).
 # checkpatch.pl --strict on every patch of every base: no error, no
@@ -138,6 +149,6 @@ mail: trees
 clean:
 	for r in build $$(sed -e 's/#.*//' harness/bases.tsv | awk 'NF { print "build/" $$1 }' | tail -n +2); do \
 		rm -rf $$r/kernel $$r/guest $$r/results $$r/logs $$r/defect \
-			$$r/base $$r/bisect; \
+			$$r/base $$r/bisect $$r/reference; \
 	done
 	rm -rf build/qemu build/docs build/mail build/man-pages

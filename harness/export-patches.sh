@@ -18,11 +18,12 @@ prefix=PATCH
 [ "$BASE" = "$FIRST_BASE" ] || prefix="PATCH $BASE"
 if [ "$n" -gt 0 ]; then
 	# Fixed options, so that the output does not depend on the
-	# developer's git configuration: no hashes that change on every
+	# developer's git configuration or the size of the tree's object
+	# store (abbreviations): no hashes that change on every
 	# 'git am', no git version in the signature.
 	git -C "$TREE" -c diff.renames=true \
 		format-patch -q --no-thread --cover-letter --cover-from-description=subject \
-		--zero-commit --no-signature --base=base --subject-prefix="$prefix" \
+		--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$prefix" \
 		-o "$out" base..HEAD
 	# The cover letter's date would be the time of the export.
 	sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \

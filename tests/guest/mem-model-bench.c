@@ -10,18 +10,39 @@
  *
  *   mem-model-bench: WORKLOAD n=N instr=I actlr-reads=R actlr-writes=W models=ok|refused
  *
- * I is instructions per unit (per context switch, per call), R and W the
- * ACTLR_EL1 accesses per unit from the emulated Apple CPU's counters
- * (qemu/README.md), or "-" on other CPUs. "models" says whether the
- * kernel took the models the workload asks for.
+ * I is instructions per unit (per context switch, call, sleep or read),
+ * R and W the ACTLR_EL1 accesses per unit from the emulated Apple CPU's
+ * counters (qemu/README.md), or "-" on other CPUs. "models" says whether
+ * the kernel took the models the workload asks for.
  *
  * Workloads: switch-default, switch-tso, switch-mixed (a pipe ping-pong
  * between two threads on one CPU: both DEFAULT, both TSO, one each; a
  * round trip is two context switches), get (PR_GET_MEM_MODEL) and set
- * (PR_SET_MEM_MODEL to the model the thread already has).
+ * (PR_SET_MEM_MODEL to the model the thread already has), then two with
+ * a kernel thread between two stretches of a TSO thread's user code, on
+ * CPU0, ROUNDS / 4 times (at least once):
+ *
+ *   sleep-wake   the thread nanosleep()s 50 us (timer slack 1 ns): CPU0
+ *                goes idle until the timer wakes the thread. I is per
+ *                sleep and includes the 50000 ns slept: the idle time,
+ *                skipped to the timer under sleep=off, still advances
+ *                CLOCK_MONOTONIC, by the same for every kernel.
+ *   tso-kworker  the thread reads /proc/sys/vm/stat_refresh, whose
+ *                schedule_on_each_cpu() queues a work item on each CPU
+ *                and waits for it: the thread blocks while a kworker runs
+ *                it on CPU0. I is per read, work included.
+ *
+ * Each sleep and each read must cost the thread at least one voluntary
+ * context switch (getrusage(RUSAGE_THREAD)); if not, the workload does
+ * not measure what it says, and the program says so and exits 1. (On a
+ * fully preemptible kernel, CONFIG_PREEMPT, the kworker woken may preempt
+ * the reader instead, now and then; the benchmark's kernels are
+ * PREEMPT_LAZY.) On a kernel that refuses TSO they run DEFAULT, and say
+ * models=refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -30,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,6 +205,103 @@ static void calls(const char *name, int op, long n)
 	report(name, n, &s0, &s1, ok);
 }
 
+/* The calling thread's voluntary context switches so far. */
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		perror("mem-model-bench: getrusage");
+		exit(1);
+	}
+	return ru.ru_nvcsw;
+}
+
+/* A workload whose unit did not switch the thread out measures nothing. */
+static void must_have_switched(const char *name, long switches, long n,
+			       const char *units, const char *what)
+{
+	if (switches >= n)
+		return;
+	printf("mem-model-bench: %s: only %ld voluntary switches in %ld %s: no %s to measure\n",
+	       name, switches, n, units, what);
+	exit(1);
+}
+
+#define SLEEP_NS 50000
+
+/* A TSO thread on CPU0 sleeps; CPU0 runs its idle thread meanwhile. */
+static void sleep_wake(const char *name, long n)
+{
+	struct timespec t = { 0, SLEEP_NS };
+	struct sample s0, s1;
+	long v0 = 0, v1;
+	bool ok;
+
+	/* The default 50 us of slack would make each sleep last longer. */
+	if (prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)) {
+		perror("mem-model-bench: PR_SET_TIMERSLACK");
+		exit(1);
+	}
+	ok = set_model(PR_SET_MEM_MODEL_TSO);
+	for (long i = 0; i < warmup(n) + n; i++) {
+		if (i == warmup(n)) {
+			v0 = voluntary_switches();
+			sample(&s0);
+		}
+		if (nanosleep(&t, NULL)) {
+			perror("mem-model-bench: nanosleep");
+			exit(1);
+		}
+	}
+	sample(&s1);
+	v1 = voluntary_switches();
+	must_have_switched(name, v1 - v0, n, "sleeps", "idle interleaving");
+	report(name, n, &s0, &s1, ok);
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+	prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0);
+}
+
+/*
+ * Reading /proc/sys/vm/stat_refresh (SMP, PROC_FS and SYSCTL; root) runs
+ * schedule_on_each_cpu(): a work item queued on every online CPU's bound
+ * kworker, and a flush_work() that blocks the reader until each has run.
+ */
+#define KWORKER_TRIGGER "/proc/sys/vm/stat_refresh"
+
+/* A TSO thread on CPU0 waits while a kworker runs on CPU0. */
+static void tso_kworker(const char *name, long n)
+{
+	int fd = open(KWORKER_TRIGGER, O_RDONLY | O_CLOEXEC);
+	struct sample s0, s1;
+	long v0 = 0, v1;
+	bool ok;
+	char c;
+
+	if (fd < 0) {
+		perror("mem-model-bench: " KWORKER_TRIGGER);
+		exit(1);
+	}
+	ok = set_model(PR_SET_MEM_MODEL_TSO);
+	for (long i = 0; i < warmup(n) + n; i++) {
+		if (i == warmup(n)) {
+			v0 = voluntary_switches();
+			sample(&s0);
+		}
+		if (pread(fd, &c, 1, 0) < 0) {
+			perror("mem-model-bench: read " KWORKER_TRIGGER);
+			exit(1);
+		}
+	}
+	sample(&s1);
+	v1 = voluntary_switches();
+	must_have_switched(name, v1 - v0, n, "iterations",
+			   "kernel-thread interleaving");
+	report(name, n, &s0, &s1, ok);
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? atol(argv[1]) : 0;
@@ -203,6 +322,8 @@ int main(int argc, char **argv)
 		  PR_SET_MEM_MODEL_DEFAULT, rounds);
 	calls("get", PR_GET_MEM_MODEL, 5 * rounds);
 	calls("set", PR_SET_MEM_MODEL, 5 * rounds);
+	sleep_wake("sleep-wake", rounds / 4 ? rounds / 4 : 1);
+	tso_kworker("tso-kworker", rounds / 4 ? rounds / 4 : 1);
 	printf("mem-model-bench: done\n");
 	return 0;
 }

@@ -5,7 +5,10 @@
  * register, must equal the model of the thread reading it: after SET and
  * GET, after migration, in threads and children, after exec, across CPU
  * hotplug, and under a stress of more threads than CPUs. GET must always
- * agree with the last SET that succeeded.
+ * agree with the last SET that succeeded. Kernel threads and the idle
+ * thread may keep whatever model the CPU ran ("lazy"): the next user
+ * thread must find its own, after a sleep, after a kworker ran on its CPU,
+ * and after an exec (DEFAULT) on a CPU that last ran TSO.
  *
  *   mem-model-oracle [SECONDS [MIN_CHECKS]]
  *
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +138,85 @@ static int pin(int cpu)
 		CPU_SET(cpu, &set);
 	}
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+#define NAP_NS 50000
+
+/* Sleep ns nanoseconds: the CPU may run its idle thread meanwhile. */
+static void nap(long ns)
+{
+	struct timespec t = { ns / 1000000000, ns % 1000000000 };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+/*
+ * Reading /proc/sys/vm/stat_refresh runs schedule_on_each_cpu(): a work
+ * item queued on every online CPU's bound kworker, and a flush_work() that
+ * blocks the reader until each has run. Opened once, by main().
+ */
+#define KWORKER_TRIGGER "/proc/sys/vm/stat_refresh"
+static int kworker_fd = -1;
+
+/* Run a kworker on every CPU, ours included, while this thread waits. */
+static bool run_kworkers(struct figures *f, const char *where)
+{
+	char c;
+
+	if (pread(kworker_fd, &c, 1, 0) >= 0)
+		return true;
+	f->errors++;
+	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+		say("  %s: read " KWORKER_TRIGGER ": %s", where,
+		    strerror(errno));
+	return false;
+}
+
+/* This thread's context switches: voluntary, or of either kind. */
+static long switches(bool involuntary_too)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + (involuntary_too ? ru.ru_nivcsw : 0);
+}
+
+/*
+ * Sleep until this thread has blocked at least once: a sleep that ends
+ * before the thread gets to block (a slow or single-stepped CPU) is
+ * followed by one twice as long, up to about a quarter of a second.
+ */
+static void nap_blocked(struct figures *f, long ns, const char *where)
+{
+	long before = switches(false);
+
+	for (; ns < 256 * 1000 * 1000; ns *= 2) {
+		nap(ns);
+		if (switches(false) != before)
+			return;
+	}
+	f->errors++;
+	say("  %s: the thread never blocked in nanosleep()", where);
+}
+
+/*
+ * Run the kworkers until this thread has left its CPU at least once:
+ * blocked in flush_work(), or preempted by the kworker it woke.
+ */
+static void kworkers_switched(struct figures *f, const char *where)
+{
+	for (int i = 0; i < 8; i++) {
+		long before = switches(true);
+
+		if (!run_kworkers(f, where))
+			return;
+		if (switches(true) != before)
+			return;
+	}
+	f->errors++;
+	say("  %s: the thread never left its CPU to a kworker", where);
 }
 
 static void report_case(int n, const char *name, const struct figures *f,
@@ -270,8 +353,12 @@ static void case_fork(struct figures *f)
 	must_set(f, 0, "fork parent");
 }
 
-/* Exec this program with --exec-check: it exits 0 if it runs DEFAULT. */
-static void exec_child(struct figures *f)
+/*
+ * Exec this program with --exec-check: it exits 0 if it runs DEFAULT.
+ * With nap, the child sleeps first, keeping the model it inherited, so
+ * that its CPU idles with it before the exec.
+ */
+static void exec_child(struct figures *f, bool nap_first, const char *where)
 {
 	pid_t pid;
 	int status;
@@ -279,6 +366,12 @@ static void exec_child(struct figures *f)
 	f->checks++;
 	pid = fork();
 	if (pid == 0) {
+		struct figures cf = { 0 };
+
+		if (nap_first)
+			nap_blocked(&cf, NAP_NS, where);
+		if (cf.errors)
+			_exit(3);
 		execl("/proc/self/exe", "mem-model-oracle", "--exec-check",
 		      (char *)NULL);
 		_exit(127);
@@ -287,12 +380,19 @@ static void exec_child(struct figures *f)
 		f->errors++;
 		return;
 	}
-	if (WEXITSTATUS(status) == 1)
+	if (WEXITSTATUS(status) == 1) {
 		f->mismatches++;
-	else if (WEXITSTATUS(status) == 2)
+		if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+			say("  mismatch: %s: the exec'd program (model 0) runs TSO",
+			    where);
+	} else if (WEXITSTATUS(status) == 2) {
 		f->disagreements++;
-	else if (WEXITSTATUS(status))
+		if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+			say("  GET disagrees: %s: the exec'd program's GET is not 0",
+			    where);
+	} else if (WEXITSTATUS(status)) {
 		f->errors++;
+	}
 }
 
 static int exec_check(void)
@@ -309,10 +409,86 @@ static void case_exec(struct figures *f)
 {
 	for (int i = 0; i < 4; i++) {
 		must_set(f, 1, "exec");
-		exec_child(f);
+		exec_child(f, false, "exec");
 		check(f, 1, "parent after its child's exec");
 	}
 	must_set(f, 0, "exec");
+}
+
+static int lazy_model;
+
+/*
+ * A child or pthread of the other model sleeps and meets kworkers on our
+ * CPU, while we wait.
+ */
+static void lazy_other(struct figures *f)
+{
+	int other = !lazy_model;
+
+	check(f, lazy_model, "lazy: child or pthread inherits the model");
+	must_set(f, other, "lazy child or pthread");
+	check(f, other, "lazy: child or pthread after SET");
+	nap_blocked(f, NAP_NS, "lazy child or pthread");
+	check(f, other, "lazy: child or pthread after sleeping");
+	kworkers_switched(f, "lazy child or pthread");
+	check(f, other, "lazy: child or pthread after kernel-thread work");
+	check_get(f, other, "lazy child or pthread");
+}
+
+static void *lazy_thread(void *arg)
+{
+	lazy_other(arg);
+	return NULL;
+}
+
+/*
+ * Case: on one CPU, the idle thread and kworkers between user threads,
+ * which may leave the CPU running the model of the last user thread. The
+ * thread finds its own model after a sleep, after a kworker ran, after a
+ * child, then a pthread (same mm), of the other model slept and met
+ * kworkers there; a program that a TSO child execs after the CPU idled
+ * with TSO finds DEFAULT. Children and pthreads inherit the pinning.
+ */
+static void case_lazy(struct figures *f)
+{
+	int cpu = cpus[ncpus - 1];
+	pthread_t t;
+
+	if (pin(cpu)) {
+		f->errors++;
+		say("  sched_setaffinity(CPU%d): %s", cpu, strerror(errno));
+		return;
+	}
+	for (int model = 1; model >= 0; model--) {
+		must_set(f, model, "lazy");
+		check(f, model, "lazy: after SET");
+		nap_blocked(f, NAP_NS, "lazy");
+		check(f, model, "lazy: after sleeping");
+		check_get(f, model, "lazy: after sleeping");
+		kworkers_switched(f, "lazy");
+		check(f, model, "lazy: after kernel-thread work");
+		check_get(f, model, "lazy: after kernel-thread work");
+		lazy_model = model;
+		in_child(f, lazy_other);
+		check(f, model, "lazy: after a child of the other model");
+		check_get(f, model, "lazy: after a child of the other model");
+		if (pthread_create(&t, NULL, lazy_thread, f)) {
+			f->errors++;
+			continue;
+		}
+		pthread_join(t, NULL);
+		check(f, model, "lazy: after a pthread of the other model");
+		check_get(f, model, "lazy: after a pthread of the other model");
+	}
+	for (int i = 0; i < 2; i++) {
+		must_set(f, 1, "lazy exec");
+		nap_blocked(f, NAP_NS, "lazy exec");
+		check(f, 1, "lazy: TSO after sleeping, before the exec");
+		exec_child(f, true, "lazy: exec after the CPU idled with TSO");
+		check(f, 1, "lazy: parent after its child's exec");
+	}
+	must_set(f, 0, "lazy");
+	pin(-1);
 }
 
 static int cpu_online_path(int cpu, char *buf, size_t len)
@@ -449,17 +625,80 @@ static void stress_child(struct figures *f)
 	}
 }
 
-/* Forks and execs, with TSO set before each, while the workers run. */
+/*
+ * Forks and execs, with TSO set before each, while the workers run; every
+ * other exec on a CPU that the TSO parent and child slept on just before.
+ */
 static void *stress_procs(void *arg)
 {
 	struct worker *w = arg;
 
-	while (!stop) {
+	for (unsigned long i = 0; !stop; i++) {
 		must_set(&w->f, 1, "stress procs");
 		in_child(&w->f, stress_child);
-		exec_child(&w->f);
+		if (i & 1) {
+			pin(cpus[next_rand(&w->seed) % ncpus]);
+			nap(NAP_NS);
+			check(&w->f, 1, "stress procs, after sleeping");
+			exec_child(&w->f, true,
+				   "stress, exec after TSO slept on its CPU");
+			pin(-1);
+		} else {
+			exec_child(&w->f, false, "stress, exec");
+		}
 		check(&w->f, 1, "stress procs, after its children");
 	}
+	return NULL;
+}
+
+/* Sleeps between checks: its CPU may go idle, or run others, meanwhile. */
+static void *stress_sleeper(void *arg)
+{
+	struct worker *w = arg;
+	struct figures *f = &w->f;
+
+	for (unsigned long i = 0; !stop; i++) {
+		uint32_t r = next_rand(&w->seed);
+		long errors = f->errors;
+		int model = r & 1;
+
+		must_set(f, model, "stress sleeper");
+		if (f->errors != errors)
+			continue;
+		check(f, model, "stress sleeper, after SET");
+		nap(NAP_NS / 2 + next_rand(&w->seed) % (4 * NAP_NS));
+		check(f, model, "stress sleeper, after waking");
+		check_get(f, model, "stress sleeper");
+		if ((i & 15) == 0)
+			pin((r >> 8) % 4 ? cpus[(r >> 12) % ncpus] : -1);
+	}
+	pin(-1);
+	return NULL;
+}
+
+/* Waits for a kworker on each CPU, its own included, between checks. */
+static void *stress_kworker(void *arg)
+{
+	struct worker *w = arg;
+	struct figures *f = &w->f;
+
+	for (unsigned long i = 0; !stop; i++) {
+		uint32_t r = next_rand(&w->seed);
+		long errors = f->errors;
+		int model = r & 1;
+
+		must_set(f, model, "stress kworker");
+		if (f->errors != errors)
+			continue;
+		check(f, model, "stress kworker, after SET");
+		if (!run_kworkers(f, "stress kworker"))
+			break;
+		check(f, model, "stress kworker, after kernel-thread work");
+		check_get(f, model, "stress kworker");
+		if ((i & 15) == 0)
+			pin((r >> 8) % 4 ? cpus[(r >> 12) % ncpus] : -1);
+	}
+	pin(-1);
 	return NULL;
 }
 
@@ -492,20 +731,30 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * The stress: 2 * CPUs + 1 workers, and one thread each for the forks and
+ * execs, the hotplug, the sleeps and the kworkers.
+ */
+#define STRESS_EXTRA 4
+
 static void run_stress(struct figures *total, int seconds)
 {
 	int nworkers = 2 * ncpus + 1;
-	struct worker *w = calloc(nworkers + 2, sizeof(*w));
+	struct worker *w = calloc(nworkers + STRESS_EXTRA, sizeof(*w));
 	double t0 = now();
 	long plugs = 0;
 
-	for (int i = 0; i < nworkers + 2; i++) {
+	for (int i = 0; i < nworkers + STRESS_EXTRA; i++) {
 		void *(*fn)(void *) = stress_worker;
 
 		if (i == nworkers)
 			fn = stress_procs;
 		else if (i == nworkers + 1)
 			fn = stress_hotplug;
+		else if (i == nworkers + 2)
+			fn = stress_sleeper;
+		else if (i == nworkers + 3)
+			fn = stress_kworker;
 		w[i].id = i;
 		w[i].seed = 0x9e3779b9u * (i + 1);
 		if (pthread_create(&w[i].t, NULL, fn, &w[i])) {
@@ -515,7 +764,7 @@ static void run_stress(struct figures *total, int seconds)
 	}
 	sleep(seconds);
 	stop = 1;
-	for (int i = 0; i < nworkers + 2; i++) {
+	for (int i = 0; i < nworkers + STRESS_EXTRA; i++) {
 		pthread_join(w[i].t, NULL);
 		if (i == nworkers + 1) {
 			plugs = w[i].f.sets;
@@ -529,7 +778,7 @@ static void run_stress(struct figures *total, int seconds)
 		total->sets += w[i].f.sets;
 	}
 	say("stress: %d threads on %d CPUs, %.1fs, %ld SETs, %ld hotplug cycles",
-	    nworkers + 2, ncpus, now() - t0, total->sets, plugs);
+	    nworkers + STRESS_EXTRA, ncpus, now() - t0, total->sets, plugs);
 	free(w);
 }
 
@@ -537,6 +786,7 @@ int main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"set_get", "migrate", "pthread", "fork", "exec", "hotplug",
+		"lazy",
 	};
 	struct figures f, stress = { 0 };
 	int seconds = argc > 1 ? atoi(argv[1]) : 20;
@@ -563,6 +813,13 @@ int main(int argc, char **argv)
 	}
 	set_model(PR_SET_MEM_MODEL_DEFAULT);
 
+	/* Sleeps as short as asked, in this thread and those it creates. */
+	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+	kworker_fd = open(KWORKER_TRIGGER, O_RDONLY | O_CLOEXEC);
+	if (kworker_fd < 0)
+		say("  " KWORKER_TRIGGER ": %s: no kernel-thread interleavings",
+		    strerror(errno));
+
 	sched_getaffinity(0, sizeof(set), &set);
 	for (int i = 0; i < CPU_SETSIZE && ncpus < MAX_CPUS; i++)
 		if (CPU_ISSET(i, &set))
@@ -581,6 +838,7 @@ int main(int argc, char **argv)
 		case 3: case_fork(&f); break;
 		case 4: case_exec(&f); break;
 		case 5: case_hotplug(&f, &skip); break;
+		case 6: case_lazy(&f); break;
 		}
 		report_case(++n, names[i], &f, skip);
 	}
