@@ -2,7 +2,10 @@
 # build-kernel.sh NAME [SRC]: build the kernel variant NAME of
 # harness/kernels.tsv from SRC (default build/linux) into build/kernel/NAME,
 # with ccache: arm64 cross-built (Image), x86_64 with the host compiler
-# (bzImage). Prints the path of its image.
+# (bzImage). Prints the path of its image. A build from a tree without
+# uncommitted changes is recorded under its inputs (build_key, lib.sh);
+# SKIP_BUILT=1 skips a build recorded before, and writes "reused" rather
+# than "built" to OUT/.build-result.
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-kernel.sh NAME [SRC]}
@@ -23,12 +26,19 @@ cross=
 
 stage "kernel $name (${frags# })"
 mkdir -p "$out"
+key=$(build_key "$src" "$name")
+if [ -n "${SKIP_BUILT:-}" ] && [ -n "$key" ] && [ -f "$BUILT_STAMPS/$key" ]; then
+	msg "    built before with the same inputs: $(cat "$BUILT_STAMPS/$key")"
+	echo reused >"$out/.build-result"
+	stage_end
+	exit 0
+fi
 # build/kernel/debug logs to kernel-debug.log, build/base/kernel/on to
 # base-kernel-on.log.
 log=$LOGS/$(echo "${out#"$BUILD"/}" | tr / -).log
 kmake() {
 	make -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" -j"$JOBS" "$@"
+		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
 }
 
 files=
@@ -71,5 +81,10 @@ fi
 run_logged "$log.build" kmake "$target" || die "building kernel $name failed"
 cat "$log.build" >>"$log"
 rm -f "$log.build"
+if [ -n "$key" ]; then
+	mkdir -p "$BUILT_STAMPS"
+	echo "$(git -C "$src" log -1 --format='%h %s') ($name)" >"$BUILT_STAMPS/$key"
+fi
+echo built >"$out/.build-result"
 msg "    $(ls -l "$out/$image" | awk '{print $5}') bytes: ${out#"$TOP"/}/$image"
 stage_end

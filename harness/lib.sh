@@ -46,12 +46,18 @@ BUILD=$(base_build "$BASE")
 LOGS=$BUILD/logs
 RESULTS=$BUILD/results
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
-JOBS=${JOBS:-$(nproc)}
+# One job more than the cores: a compile waiting on ccache's files or a
+# serial link step leaves no core idle.
+JOBS=${JOBS:-$(($(nproc) + 1))}
 
 export CCACHE_DIR="$CACHE/ccache"
 export CCACHE_BASEDIR="$BUILD"
 export CCACHE_NOHASHDIR=1
 export CCACHE_COMPILERCHECK=content
+# Depend mode: a miss compiles once, without the extra preprocessor run
+# that ccache otherwise makes to look the result up (about a fifth of a
+# cold kernel build); kbuild's -Wp,-MMD gives ccache the headers.
+export CCACHE_DEPEND=1
 # Reproducible kernel builds: the same inputs give the same Image.
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 export KBUILD_BUILD_USER=mem-model
@@ -112,6 +118,53 @@ arch_image() {
 	*) die "unknown architecture '$1'" ;;
 	esac
 }
+
+# kernel_inputs SRC ARCH: a hash of what a kernel build for ARCH reads
+# from SRC's committed tree: everything but the documentation (save the
+# Kconfig and ABI files that a build may read), MAINTAINERS, the
+# selftests and the other architectures. Empty if SRC is no git tree or
+# has changes that are not committed.
+kernel_inputs() {
+	_st=$(git -C "$1" status --porcelain 2>/dev/null) || return 0
+	[ -z "$_st" ] || return 0
+	case $2 in
+	x86_64) _ka=x86 ;;
+	*) _ka=$2 ;;
+	esac
+	{
+		git -C "$1" ls-tree HEAD | awk -F '\t' '$2 !~ /^(Documentation|MAINTAINERS|arch|tools)$/'
+		git -C "$1" ls-tree HEAD Documentation/Kconfig Documentation/ABI
+		git -C "$1" ls-tree HEAD arch/ | awk -F '\t' -v a="arch/$_ka" '$1 ~ / blob / || $2 == a'
+		git -C "$1" ls-tree HEAD tools/ | awk -F '\t' '$2 != "tools/testing"'
+	} | git hash-object --stdin
+}
+
+# build_key SRC VARIANT: the key under which a kernel build of VARIANT
+# (harness/kernels.tsv) from SRC is recorded as done: SRC's kernel inputs,
+# the variant's line and config fragments, the build script and the
+# compiler. Empty if SRC is no git tree or has changes that are not
+# committed.
+build_key() {
+	_arch=$(variant_arch "$2")
+	_in=$(kernel_inputs "$1" "$_arch")
+	[ -n "$_in" ] || return 0
+	_cc=gcc
+	[ "$_arch" != arm64 ] || _cc=${CROSS_COMPILE}gcc
+	{
+		echo "$_in"
+		sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$2" '$1 == n'
+		for _fr in $(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" |
+			awk -v n="$2" '$1 == n { for (i = 3; i <= NF; i++) print $i }'); do
+			cat "$TOP/harness/configs/$_fr.config"
+		done
+		cat "$TOP/harness/build-kernel.sh"
+		"$_cc" --version | head -n 1
+	} | sha256sum | cut -c1-32
+}
+
+# Kernel builds done, keyed by build_key: the bisection
+# (harness/check-commits.sh) does not repeat one.
+BUILT_STAMPS=$CACHE/commit-builds
 
 # The guest's initramfs for an architecture (harness/build-guest.sh).
 guest_initramfs() {

@@ -26,7 +26,9 @@ while read -r name cell check; do
 	git -C "$src" checkout -qf --detach "$head"
 	git -C "$src" apply "$d" ||
 		die "the planted defect tests/defects/$name.patch no longer applies to the series"
-	kdir=$BUILD/defect/kernel/$name
+	# One build directory for all of them: each defect rebuilds only
+	# what it and the one before it changed, from ccache.
+	kdir=$BUILD/defect/kernel/debug
 	OUT=$kdir sh "$TOP/harness/build-kernel.sh" debug "$src"
 
 	# The cell, renamed, so that its results do not replace the matrix's.
