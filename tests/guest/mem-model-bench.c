@@ -32,13 +32,13 @@
  *                and waits for it: the thread blocks while a kworker runs
  *                it on CPU0. I is per read, work included.
  *
- * Each sleep and each read must cost the thread at least one voluntary
- * context switch (getrusage(RUSAGE_THREAD)); if not, the workload does
- * not measure what it says, and the program says so and exits 1. (On a
- * fully preemptible kernel, CONFIG_PREEMPT, the kworker woken may preempt
- * the reader instead, now and then; the benchmark's kernels are
- * PREEMPT_LAZY.) On a kernel that refuses TSO they run DEFAULT, and say
- * models=refused.
+ * Each sleep must cost the thread at least one voluntary context switch,
+ * and each read at least one context switch (getrusage(RUSAGE_THREAD));
+ * if not, the workload does not measure what it says, and the program
+ * says so and exits 1. A read counts an involuntary switch too: a kworker
+ * that preempts the reader (at a tick under PREEMPT_LAZY, or at once under
+ * CONFIG_PREEMPT) still runs on CPU0 in between. On a kernel that refuses
+ * TSO they run DEFAULT, and say models=refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -205,8 +205,14 @@ static void calls(const char *name, int op, long n)
 	report(name, n, &s0, &s1, ok);
 }
 
-/* The calling thread's voluntary context switches so far. */
-static long voluntary_switches(void)
+/*
+ * The calling thread's context switches so far: the voluntary ones, or
+ * all of them. A reader that a tick preempts in favour of the kworker it
+ * has just woken (PREEMPT_LAZY upgrades the kworker's lazy wake-up at the
+ * tick) finds the work done and does not block: the kworker still ran on
+ * its CPU in between, as an involuntary switch.
+ */
+static long context_switches(bool involuntary_too)
 {
 	struct rusage ru;
 
@@ -214,7 +220,7 @@ static long voluntary_switches(void)
 		perror("mem-model-bench: getrusage");
 		exit(1);
 	}
-	return ru.ru_nvcsw;
+	return ru.ru_nvcsw + (involuntary_too ? ru.ru_nivcsw : 0);
 }
 
 /* A workload whose unit did not switch the thread out measures nothing. */
@@ -223,7 +229,7 @@ static void must_have_switched(const char *name, long switches, long n,
 {
 	if (switches >= n)
 		return;
-	printf("mem-model-bench: %s: only %ld voluntary switches in %ld %s: no %s to measure\n",
+	printf("mem-model-bench: %s: only %ld context switches in %ld %s: no %s to measure\n",
 	       name, switches, n, units, what);
 	exit(1);
 }
@@ -246,7 +252,7 @@ static void sleep_wake(const char *name, long n)
 	ok = set_model(PR_SET_MEM_MODEL_TSO);
 	for (long i = 0; i < warmup(n) + n; i++) {
 		if (i == warmup(n)) {
-			v0 = voluntary_switches();
+			v0 = context_switches(false);
 			sample(&s0);
 		}
 		if (nanosleep(&t, NULL)) {
@@ -255,7 +261,7 @@ static void sleep_wake(const char *name, long n)
 		}
 	}
 	sample(&s1);
-	v1 = voluntary_switches();
+	v1 = context_switches(false);
 	must_have_switched(name, v1 - v0, n, "sleeps", "idle interleaving");
 	report(name, n, &s0, &s1, ok);
 	set_model(PR_SET_MEM_MODEL_DEFAULT);
@@ -285,7 +291,7 @@ static void tso_kworker(const char *name, long n)
 	ok = set_model(PR_SET_MEM_MODEL_TSO);
 	for (long i = 0; i < warmup(n) + n; i++) {
 		if (i == warmup(n)) {
-			v0 = voluntary_switches();
+			v0 = context_switches(true);
 			sample(&s0);
 		}
 		if (pread(fd, &c, 1, 0) < 0) {
@@ -294,7 +300,7 @@ static void tso_kworker(const char *name, long n)
 		}
 	}
 	sample(&s1);
-	v1 = voluntary_switches();
+	v1 = context_switches(true);
 	must_have_switched(name, v1 - v0, n, "iterations",
 			   "kernel-thread interleaving");
 	report(name, n, &s0, &s1, ok);
