@@ -651,54 +651,60 @@ static void *stress_procs(void *arg)
 	return NULL;
 }
 
-/* Sleeps between checks: its CPU may go idle, or run others, meanwhile. */
-static void *stress_sleeper(void *arg)
+/*
+ * Sets a random model, leaves its CPU to others with away(), and checks
+ * the model before and after; now and then moves to another CPU.
+ */
+static void stress_away(struct worker *w, const char *name,
+			bool (*away)(struct worker *w))
 {
-	struct worker *w = arg;
 	struct figures *f = &w->f;
+	char after_set[64], after_away[64];
 
+	snprintf(after_set, sizeof(after_set), "%s, after SET", name);
+	snprintf(after_away, sizeof(after_away), "%s, after its CPU ran others",
+		 name);
 	for (unsigned long i = 0; !stop; i++) {
 		uint32_t r = next_rand(&w->seed);
 		long errors = f->errors;
 		int model = r & 1;
 
-		must_set(f, model, "stress sleeper");
+		must_set(f, model, name);
 		if (f->errors != errors)
 			continue;
-		check(f, model, "stress sleeper, after SET");
-		nap(NAP_NS / 2 + next_rand(&w->seed) % (4 * NAP_NS));
-		check(f, model, "stress sleeper, after waking");
-		check_get(f, model, "stress sleeper");
+		check(f, model, after_set);
+		if (!away(w))
+			break;
+		check(f, model, after_away);
+		check_get(f, model, name);
 		if ((i & 15) == 0)
 			pin((r >> 8) % 4 ? cpus[(r >> 12) % ncpus] : -1);
 	}
 	pin(-1);
+}
+
+/* A sleep: its CPU may go idle, or run others, meanwhile. */
+static bool away_sleep(struct worker *w)
+{
+	nap(NAP_NS / 2 + next_rand(&w->seed) % (4 * NAP_NS));
+	return true;
+}
+
+/* A wait for a kworker on each CPU, its own included. */
+static bool away_kworker(struct worker *w)
+{
+	return run_kworkers(&w->f, "stress kworker");
+}
+
+static void *stress_sleeper(void *arg)
+{
+	stress_away(arg, "stress sleeper", away_sleep);
 	return NULL;
 }
 
-/* Waits for a kworker on each CPU, its own included, between checks. */
 static void *stress_kworker(void *arg)
 {
-	struct worker *w = arg;
-	struct figures *f = &w->f;
-
-	for (unsigned long i = 0; !stop; i++) {
-		uint32_t r = next_rand(&w->seed);
-		long errors = f->errors;
-		int model = r & 1;
-
-		must_set(f, model, "stress kworker");
-		if (f->errors != errors)
-			continue;
-		check(f, model, "stress kworker, after SET");
-		if (!run_kworkers(f, "stress kworker"))
-			break;
-		check(f, model, "stress kworker, after kernel-thread work");
-		check_get(f, model, "stress kworker");
-		if ((i & 15) == 0)
-			pin((r >> 8) % 4 ? cpus[(r >> 12) % ncpus] : -1);
-	}
-	pin(-1);
+	stress_away(arg, "stress kworker", away_kworker);
 	return NULL;
 }
 
