@@ -139,8 +139,10 @@ check-maintainers: trees
 check-man-pages: trees
 	@sh $(H)/check-man-pages.sh
 
-# build/mail: the series ready for git send-email, To/Cc from
-# get_maintainer.pl; SUBJECT_PREFIX="PATCH v2" sets the prefix.
+# build/mail: the posting of patches/, written by b4 (prep, send -o;
+# nothing is sent): the revision harness/postings.tsv names, To/Cc from
+# get_maintainer.pl, from v2 on a range-diff against the revision before;
+# build/mail/man-pages/ the man-pages patch. See docs/posting.md.
 mail: trees
 	@sh $(H)/make-mail.sh
 
@@ -151,4 +153,4 @@ clean:
 		rm -rf $$r/kernel $$r/guest $$r/results $$r/logs $$r/defect \
 			$$r/base $$r/bisect $$r/reference; \
 	done
-	rm -rf build/qemu build/docs build/mail build/man-pages
+	rm -rf build/qemu build/docs build/mail build/mail-work build/man-pages

@@ -1,72 +1,194 @@
 #!/bin/sh
-# make-mail.sh: write build/mail/, the series ready for git send-email:
-# the cover letter and the patches of patches/, with the subject prefix
-# SUBJECT_PREFIX (default "PATCH"; for example "PATCH v2"), and To: (the
-# maintainers) and Cc: (reviewers and lists) from get_maintainer.pl, plus
-# linux-api@vger.kernel.org, which Documentation/process/submitting-patches.rst
-# asks for on user-space ABI changes. build/mail/man-pages/ gets the
-# man-pages patch of man-pages/ (MAN_PATCHES=<dir> for another), with the
-# same prefix, to the man-pages maintainer, Cc linux-man and linux-api.
+# make-mail.sh: write build/mail/, the posting of patches/ as b4 would
+# mail it, without sending anything. b4 (prep, then send -o) works in a
+# clone of build/linux, build/mail-work, where it makes the cover letter
+# from patches/' cover letter, the subjects of the revision that
+# harness/postings.tsv names ([PATCH vN ...]), To: and Cc: from
+# get_maintainer.pl, with linux-api@vger.kernel.org copied on the new
+# user-space ABI, and, from revision 2 on, the range-diff against the
+# revision before, rebuilt from the commit of this repository that
+# postings.tsv records for it. PREFIXES="RFC" adds prefixes. Then
+# build/mail/man-pages/ gets the man-pages patch
+# (harness/mail-man-pages.sh). See docs/posting.md.
 . "$(dirname "$0")/lib.sh"
 
+[ "$BASE" = "$FIRST_BASE" ] || die "the posting is the series of base $FIRST_BASE"
+command -v b4 >/dev/null || die "no b4: run 'make deps'"
 TREE=$BUILD/linux
-prefix=${SUBJECT_PREFIX:-PATCH}
+git -C "$TREE" rev-parse -q --verify 'base^{commit}' >/dev/null 2>&1 ||
+	die "no build/linux: run 'make tree' first"
+[ -f "$SERIES/0000-cover-letter.patch" ] || die "$SERIES_NAME/ has no cover letter"
+POSTINGS=$TOP/harness/postings.tsv
 out=$BUILD/mail
-MAN_PATCHES=${MAN_PATCHES:-$TOP/man-pages}
+work=$BUILD/mail-work
 api=linux-api@vger.kernel.org
-man_to="Alejandro Colomar <alx@kernel.org>"
-man_cc="linux-man@vger.kernel.org, $api"
-[ -f "$TREE/scripts/get_maintainer.pl" ] || die "no build/linux: run 'make tree' first"
-set -- "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch
-[ -e "$1" ] || die "patches/ is empty"
-case $prefix in
-*[]\[\\/]* | "") die "SUBJECT_PREFIX '$prefix' must be plain text, like 'PATCH v2'" ;;
-esac
-man_patches=$(ls "$MAN_PATCHES"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true)
-[ -n "$man_patches" ] || die "no man-pages patch in ${MAN_PATCHES#"$TOP"/}"
+# b4's name of the series: branch b4/$name, tags sent/$name-vN.
+name=mem-model
 
-stage "mail: build/mail, [$prefix]"
-gm() {
-	(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-		--no-rolestats "$@") | paste -sd, - | sed 's/,/, /g'
+postings() {
+	sed -e 's/#.*//' "$POSTINGS" | awk 'NF'
 }
-patches=$(ls "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch | grep -v '/0000-cover-letter')
-# shellcheck disable=SC2086
-to=$(gm --m --no-r --no-l $patches)
-# shellcheck disable=SC2086
-cc=$(gm --no-m --r --l $patches)
-[ -n "$to" ] || die "get_maintainer.pl names no maintainer for the series"
-# The series adds prctl()s: a user-space ABI change.
-case ", $to, $cc, " in
-*", $api, "* | *"<$api>"*) ;;
-*) cc=${cc:+$cc, }$api ;;
-esac
+last=$(postings | tail -n 1)
+rev=$(echo "$last" | awk '{ print $1 }')
+change_id=$(echo "$last" | awk '{ print $4 }')
+[ "$(echo "$last" | awk '{ print $2 }')" = - ] ||
+	die "revision $rev is recorded as mailed in harness/postings.tsv: add the next with harness/record-posting.sh"
+prev=$((rev - 1))
+prev_commit=$(postings | awk -v r="$prev" '$1 == r { print $2 }')
+prev_msgid=$(postings | awk -v r="$prev" '$1 == r { print $3 }')
+[ "$rev" = 1 ] || [ -n "$prev_commit" ] ||
+	die "harness/postings.tsv has no revision $prev, the one before $rev"
 
-# address PATCH DIR TO CC: write PATCH to DIR, with the prefix of its
-# subject, and To:/Cc: before the subject, in the header only.
-address() {
-	awk -v pre="$prefix" -v to="$3" -v cc="$4" '
-		hdr && /^Subject: \[PATCH/ {
-			sub(/^Subject: \[PATCH/, "Subject: [" pre)
-			print "To: " to
-			if (cc != "") print "Cc: " cc
-		}
-		hdr && /^$/ { hdr = 0 }
-		{ print }' hdr=1 "$1" >"$2/${1##*/}"
+# The posting's identity is the repository's, as in build/linux's
+# commits; nothing of the user's or the system's git configuration
+# reaches b4 (no sender, no web endpoint). The mail server is named only
+# so that b4 does not pick kernel.org's web endpoint; -o never connects.
+ident_name=$(git -C "$TOP" config user.name || echo 'mem-model harness')
+ident_email=$(git -C "$TOP" config user.email || echo 'harness@localhost')
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=4
+export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$ident_name"
+export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$ident_email"
+export GIT_CONFIG_KEY_2=sendemail.smtpserver GIT_CONFIG_VALUE_2=localhost
+export GIT_CONFIG_KEY_3=color.ui GIT_CONFIG_VALUE_3=never
+
+# vN's subject prefix, as b4 writes it: no v1.
+prefix="PATCH${PREFIXES:+ $PREFIXES}"
+[ "$rev" = 1 ] || prefix="$prefix v$rev"
+stage "mail: build/mail, revision $rev [$prefix]"
+if [ -n "$(git -C "$TOP" status --porcelain -- "$SERIES_NAME")" ]; then
+	msg "    note: $SERIES_NAME/ differs from this repository's last commit; commit it before posting, so that harness/record-posting.sh can record this revision"
+fi
+
+rm -rf "$out" "$work"
+mkdir -p "$out"
+# Only the top-level files and scripts/ are checked out (get_maintainer.pl
+# and MAINTAINERS), and what git am touches.
+git clone -q --sparse --no-checkout "$TREE" "$work"
+git -C "$work" sparse-checkout add scripts
+# What a 'b4 send' from build/mail-work needs too: the cover letter in the
+# branch description, linux-api copied, the template below.
+git -C "$work" config b4.prep-cover-strategy branch-description
+git -C "$work" config b4.send-series-cc "$api"
+git -C "$work" config b4.prep-cover-template "$work/.git/b4-cover-template"
+
+# Revision N-1, as mailed: patches/ of the commit that postings.tsv
+# records, applied to the base it names, tagged as b4 send tags what it
+# sent (sent/NAME-vN, with base-commit and change-id), so that b4 prep
+# --compare-to can range-diff it.
+if [ "$rev" -gt 1 ]; then
+	git -C "$TOP" cat-file -e "$prev_commit^{commit}" 2>/dev/null ||
+		die "revision $prev's commit $prev_commit is not in this repository"
+	old=$work.v$prev
+	rm -rf "$old"
+	mkdir -p "$old"
+	git -C "$TOP" archive "$prev_commit" "$SERIES_NAME" | tar -x -C "$old"
+	old_cover=$old/$SERIES_NAME/0000-cover-letter.patch
+	[ -f "$old_cover" ] || die "revision $prev ($prev_commit) has no $SERIES_NAME/0000-cover-letter.patch"
+	old_base=$(sed -n 's/^base-commit: //p' "$old_cover")
+	if ! git -C "$work" cat-file -e "$old_base^{commit}" 2>/dev/null; then
+		msg "    revision $prev's base $old_base is not in build/linux: range-diff against it applied to this base"
+		old_base=$(git -C "$work" rev-parse 'base^{commit}')
+	fi
+	git -C "$work" checkout -q -b "mail-v$prev" "$old_base"
+	n=$(sh "$TOP/harness/apply-series.sh" "$work" "$old/$SERIES_NAME") ||
+		die "revision $prev ($prev_commit) does not apply to $old_base"
+	{
+		sed -n 's/^Subject: //p' "$old_cover" | head -n 1
+		echo
+		echo "base-commit: $old_base"
+		echo "change-id: $change_id"
+	} | git -C "$work" tag -a -F - "sent/$name-v$prev"
+	rm -rf "$old"
+	msg "    revision $prev: $n patch(es) from $(git -C "$TOP" rev-parse --short=12 "$prev_commit"), tagged sent/$name-v$prev"
+fi
+
+# Revision N: b4's prep branch b4/NAME on the base, patches/ on it, the
+# cover letter as its description, the revision and change-id that
+# postings.tsv gives.
+git -C "$work" checkout -q -B mail-base base
+(cd "$work" && b4 prep -n "$name") >"$LOGS/mail-b4.log" 2>&1 ||
+	{ cat "$LOGS/mail-b4.log" >&2; die "b4 prep -n failed"; }
+n=$(sh "$TOP/harness/apply-series.sh" "$work" "$SERIES")
+git -C "$work" config "branch.b4/$name.description" \
+	"$(sh "$TOP/harness/cover-description.sh" "$SERIES/0000-cover-letter.patch")"
+tracking=$(git -C "$work" config "branch.b4/$name.b4-tracking" |
+	sed -e "s/\"change-id\": \"[^\"]*\"/\"change-id\": \"$change_id\"/")
+git -C "$work" config "branch.b4/$name.b4-tracking" "$tracking"
+b4w() {
+	(cd "$work" && b4 "$@") >>"$LOGS/mail-b4.log" 2>&1 ||
+		{ cat "$LOGS/mail-b4.log" >&2; die "b4 $* failed"; }
 }
+b4w prep --force-revision "$rev"
+# shellcheck disable=SC2086
+[ -z "${PREFIXES:-}" ] || b4w prep --set-prefixes $PREFIXES
 
-rm -rf "$out"
-mkdir -p "$out/man-pages"
-for p in "$@"; do
-	address "$p" "$out" "$to" "$cc"
-done
-for p in $man_patches; do
-	address "$p" "$out/man-pages" "$man_to" "$man_cc"
-done
-msg "    $(ls "$out"/*.patch | wc -l) files; To: $to"
-msg "    Cc: $cc"
-msg "    man-pages/: $(echo "$man_patches" | wc -l) file(s); To: $man_to; Cc: $man_cc"
-msg "    send with: git send-email build/mail/*.patch"
-msg "    then, in reply to the cover letter (man-pages' CONTRIBUTING.d/patches/sendmail):"
-msg "      git send-email --in-reply-to='<Message-ID of the cover letter>' build/mail/man-pages/*.patch"
+# The cover letter's template: b4's own, with two differences. The
+# base-commit is the base itself (b4 0.12 with the branch-description
+# strategy names the parent of the fork point, and the base is a root
+# commit), and from revision 2 on, the range-diff follows the diffstat,
+# where git format-patch --range-diff puts it.
+base=$(git -C "$work" rev-parse 'base^{commit}')
+rdiff=$work/.git/range-diff
+: >"$rdiff"
+if [ "$rev" -gt 1 ]; then
+	(cd "$work" && b4 prep --compare-to "v$prev") >"$rdiff" 2>>"$LOGS/mail-b4.log" ||
+		die "b4 prep --compare-to v$prev failed (see ${LOGS#"$TOP"/}/mail-b4.log)"
+	[ -s "$rdiff" ] || die "b4 prep --compare-to v$prev printed no range-diff"
+	case $prev_msgid in
+	- | "") ;;
+	*)
+		git -C "$work" config "branch.b4/$name.description" | grep -qF "$prev_msgid" ||
+			msg "    note: the cover letter does not name v$prev's Message-Id <$prev_msgid>: say what changed since v$prev (docs/posting.md)"
+		;;
+	esac
+fi
+# shellcheck disable=SC2016
+{
+	printf '%s\n' '${cover}' '' '---' '${shortlog}' '' '${diffstat}'
+	if [ -s "$rdiff" ]; then
+		echo
+		echo "Range-diff against v$prev:"
+		# string.Template: a literal $ is $$.
+		sed -e 's/\$/$$/g' "$rdiff"
+	fi
+	printf '%s\n' '---' "base-commit: $base" 'change-id: ${change_id}' '' '-- ' '${signature}'
+} >"$work/.git/b4-cover-template"
+
+# To: and Cc: as cover letter trailers, from get_maintainer.pl on each
+# patch, as b4 runs it by default; --no-tree because build/mail-work is a
+# sparse checkout. linux-api comes from b4.send-series-cc.
+gm="scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
+(cd "$work" && GIT_CONFIG_COUNT=6 \
+	GIT_CONFIG_KEY_4=b4.send-auto-to-cmd GIT_CONFIG_VALUE_4="$gm --nol" \
+	GIT_CONFIG_KEY_5=b4.send-auto-cc-cmd GIT_CONFIG_VALUE_5="$gm --nom" \
+	b4 prep --auto-to-cc) >>"$LOGS/mail-b4.log" 2>&1 ||
+	{ cat "$LOGS/mail-b4.log" >&2; die "b4 prep --auto-to-cc failed"; }
+git -C "$work" config "branch.b4/$name.description" | grep -q "^Cc: .*$api" ||
+	die "b4 prep --auto-to-cc did not copy $api"
+
+# The mails, as b4 send would send them; -o writes them and sends nothing.
+b4w send --no-sign -o "$out"
+cover=$(ls "$out"/0000-*.eml 2>/dev/null | head -n 1)
+[ -n "$cover" ] || die "b4 send -o wrote no cover letter to build/mail"
+hdr() {
+	awk -v h="$1" '
+		/^$/ { exit }
+		f && /^[ \t]/ { sub(/^[ \t]+/, " "); v = v $0; next }
+		f { exit }
+		tolower($0) ~ "^" tolower(h) ": " { f = 1; v = substr($0, length(h) + 3) }
+		END { gsub(/  +/, " ", v); print v }' "$2"
+}
+msg "    $(ls "$out"/*.eml | wc -l) mails ($n patches and the cover letter), from the b4 branch b4/$name of build/mail-work"
+msg "    $(hdr Subject "$cover")"
+msg "    Message-Id: $(hdr Message-Id "$cover")"
+msg "    To: $(hdr To "$cover")"
+msg "    Cc: $(hdr Cc "$cover")"
+if [ -s "$rdiff" ]; then
+	msg "    range-diff against v$prev: $(wc -l <"$rdiff") lines, in the cover letter"
+else
+	msg "    no range-diff: revision 1"
+fi
+
+sh "$TOP/harness/mail-man-pages.sh" "$prefix"
+msg "    to post: docs/posting.md ('b4 send' in build/mail-work, then the man-pages patch in reply to the cover letter, then harness/record-posting.sh)"
 stage_end
