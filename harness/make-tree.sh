@@ -49,15 +49,7 @@ git -C "$TREE" config user.email \
 # which 'make export' turns back into the cover letter.
 cover=$SERIES/0000-cover-letter.patch
 if [ -f "$cover" ]; then
-	awk '
-	/^Subject: / && !subj {
-		sub(/^Subject: (\[[^]]*\] *)?/, ""); subj = 1; s = $0; next
-	}
-	subj == 1 && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
-	subj == 1 && /^$/ { print s; print ""; subj = 2; next }
-	subj == 2 && /^[^ ].* \([0-9]+\):$/ { exit }
-	subj == 2 { print }
-	' "$cover" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$TREE/.git/cover-description"
+	sh "$TOP/harness/cover-description.sh" "$cover" >"$TREE/.git/cover-description"
 	git -C "$TREE" config branch.series.description \
 		"$(cat "$TREE/.git/cover-description")"
 fi
