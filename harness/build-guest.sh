@@ -30,20 +30,13 @@ deb() {
 	debs=$CACHE/debs
 	f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb 2>/dev/null | tail -n 1 || true)
 	if [ -z "$f" ]; then
-		apt=$CACHE/apt-$d_arch
-		mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
-		: >"$apt/status"
-		echo "deb [arch=$d_arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR bookworm main" \
-			>"$apt/sources.list"
-		set -- -o Dir::Etc::SourceList="$apt/sources.list" \
-			-o Dir::Etc::SourceParts=/nonexistent \
-			-o Dir::State::Lists="$apt/lists" \
-			-o Dir::State::status="$apt/status" \
-			-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives" \
-			-o APT::Architecture="$d_arch" \
+		mkdir -p "$debs"
+		set -- "$CACHE/apt-$d_arch" \
+			"deb [arch=$d_arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR bookworm main" \
+			apt-get -o APT::Architecture="$d_arch" \
 			-o APT::Architectures::="$d_arch"
-		run_logged "$LOGS/apt-$d_arch.log" apt-get "$@" update >&2
-		(cd "$debs" && apt-get "$@" download "$d_pkg:$d_arch") \
+		run_logged "$LOGS/apt-$d_arch.log" apt_private "$@" update >&2
+		(cd "$debs" && apt_private "$@" download "$d_pkg:$d_arch") \
 			>>"$LOGS/apt-$d_arch.log" 2>&1 ||
 			die "downloading $d_pkg:$d_arch failed: see build/logs/apt-$d_arch.log"
 		f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb | tail -n 1)

@@ -77,25 +77,18 @@ man_base() {
 		echo "$ver $git_dir"
 		return
 	fi
-	apt=$CACHE/apt-unstable-man-pages
 	debs=$CACHE/debs
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
-	: >"$apt/status"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR unstable main" \
-		>"$apt/sources.list"
-	set -- -o Dir::Etc::SourceList="$apt/sources.list" \
-		-o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$apt/lists" \
-		-o Dir::State::status="$apt/status" \
-		-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives"
+	mkdir -p "$debs"
+	set -- "$CACHE/apt-unstable-man-pages" \
+		"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEBIAN_MIRROR unstable main"
 	ver=$MAN_VERSION
 	deb=$debs/${MAN_PACKAGE}_${ver}_all.deb
 	if [ ! -f "$deb" ]; then
 		msg "    $MAN_PACKAGE $ver: downloading from Debian's unstable" >&2
-		run_logged "$LOGS/apt-man-pages.log" apt-get "$@" update >&2
+		run_logged "$LOGS/apt-man-pages.log" apt_private "$@" apt-get update >&2
 		# (apt-cache show exits 0 on an unknown version too.)
-		if ! apt-cache "$@" show "$MAN_PACKAGE=$ver" 2>/dev/null | grep -q '^Package: '; then
-			new=$(apt-cache "$@" policy "$MAN_PACKAGE" | sed -n 's/^  Candidate: //p')
+		if ! apt_private "$@" apt-cache show "$MAN_PACKAGE=$ver" 2>/dev/null | grep -q '^Package: '; then
+			new=$(apt_private "$@" apt-cache policy "$MAN_PACKAGE" | sed -n 's/^  Candidate: //p')
 			case $new in
 			'' | '(none)') die "unstable serves no $MAN_PACKAGE" ;;
 			esac
@@ -104,7 +97,7 @@ man_base() {
 			deb=$debs/${MAN_PACKAGE}_${ver}_all.deb
 		fi
 		if [ ! -f "$deb" ]; then
-			(cd "$debs" && apt-get "$@" download "$MAN_PACKAGE=$ver") \
+			(cd "$debs" && apt_private "$@" apt-get download "$MAN_PACKAGE=$ver") \
 				>>"$LOGS/apt-man-pages.log" 2>&1 ||
 				die "downloading $MAN_PACKAGE $ver failed: see ${LOGS#"$TOP"/}/apt-man-pages.log"
 			[ -f "$deb" ] || die "apt-get download gave no ${deb##*/}"

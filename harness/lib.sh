@@ -195,6 +195,24 @@ stage_end() {
 # run_logged LOG CMD...: run CMD with its output in LOG, printing a
 # progress line every 30 s so that no step is silent for a minute. On
 # failure, show the tail of the log.
+# apt_private DIR LINE COMMAND ARGS...: run COMMAND (apt-get or
+# apt-cache) on a private apt configuration in DIR whose only source is
+# the sources.list line LINE. The host's /etc/apt is neither read nor
+# changed, and nothing is installed: DIR's dpkg status stays empty.
+apt_private() {
+	_apt=$1 _line=$2 _cmd=$3
+	shift 3
+	mkdir -p "$_apt/lists/partial" "$_apt/archives/partial"
+	: >"$_apt/status"
+	echo "$_line" >"$_apt/sources.list"
+	"$_cmd" -o Dir::Etc::SourceList="$_apt/sources.list" \
+		-o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::State::Lists="$_apt/lists" \
+		-o Dir::State::status="$_apt/status" \
+		-o Dir::Cache="$_apt" -o Dir::Cache::Archives="$_apt/archives" \
+		"$@"
+}
+
 run_logged() {
 	_log=$1
 	shift
