@@ -16,7 +16,8 @@ line=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$name" '$1 == n')
 # shellcheck disable=SC2086
 set -- $line
 arch=$2
-shift 2
+seed=$3
+shift 3
 frags=" $*"
 image=$(arch_image "$arch")
 target=${image##*/}
@@ -36,6 +37,20 @@ fi
 # build/kernel/debug logs to kernel-debug.log, build/base/kernel/on to
 # base-kernel-on.log.
 log=$LOGS/$(echo "${out#"$BUILD"/}" | tr / -).log
+
+# Start from the seed variant's build directory beside this one
+# (harness/kernels.tsv) if its last build was of the same committed tree:
+# only what the configs' difference reaches is compiled again.
+inputs=$(kernel_inputs "$src" "$arch")
+seed_out=$(dirname "$out")/$seed
+if [ "$seed" != - ] && [ -n "$inputs" ] &&
+	[ "$(cat "$seed_out/.build-inputs" 2>/dev/null)" = "$inputs" ] &&
+	[ "$(cat "$out/.build-inputs" 2>/dev/null)" != "$inputs" ]; then
+	msg "    from ${seed_out#"$TOP"/}, built from the same tree"
+	rm -rf "$out"
+	cp -a "$seed_out" "$out"
+fi
+rm -f "$out/.build-inputs" "$out/.build-result"
 kmake() {
 	make -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
@@ -81,6 +96,7 @@ fi
 run_logged "$log.build" kmake "$target" || die "building kernel $name failed"
 cat "$log.build" >>"$log"
 rm -f "$log.build"
+[ -z "$inputs" ] || echo "$inputs" >"$out/.build-inputs"
 if [ -n "$key" ]; then
 	mkdir -p "$BUILT_STAMPS"
 	echo "$(git -C "$src" log -1 --format='%h %s') ($name)" >"$BUILT_STAMPS/$key"

@@ -154,7 +154,7 @@ build_key() {
 		echo "$_in"
 		sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$2" '$1 == n'
 		for _fr in $(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" |
-			awk -v n="$2" '$1 == n { for (i = 3; i <= NF; i++) print $i }'); do
+			awk -v n="$2" '$1 == n { for (i = 4; i <= NF; i++) print $i }'); do
 			cat "$TOP/harness/configs/$_fr.config"
 		done
 		cat "$TOP/harness/build-kernel.sh"
