@@ -19,6 +19,11 @@ arch=$2
 seed=$3
 shift 3
 frags=" $*"
+if [ "$seed" != - ] && { [ "$seed" = "$name" ] ||
+	! sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v s="$seed" \
+		'$1 == s { f = 1 } END { exit !f }'; }; then
+	die "harness/kernels.tsv: variant $name: seed '$seed' is neither '-' nor another variant"
+fi
 image=$(arch_image "$arch")
 target=${image##*/}
 cross=
@@ -47,8 +52,12 @@ if [ "$seed" != - ] && [ -n "$inputs" ] &&
 	[ "$(cat "$seed_out/.build-inputs" 2>/dev/null)" = "$inputs" ] &&
 	[ "$(cat "$out/.build-inputs" 2>/dev/null)" != "$inputs" ]; then
 	msg "    from ${seed_out#"$TOP"/}, built from the same tree"
-	rm -rf "$out"
-	cp -a "$seed_out" "$out"
+	# Into place only once whole: an interrupted copy leaves no build
+	# directory that a later run would take for a finished one.
+	rm -rf "$out" "$out.seed"
+	cp -a "$seed_out" "$out.seed"
+	rm -f "$out.seed/.build-inputs"
+	mv "$out.seed" "$out"
 fi
 rm -f "$out/.build-inputs" "$out/.build-result"
 kmake() {

@@ -60,6 +60,7 @@ export CCACHE_COMPILERCHECK=content
 export CCACHE_DEPEND=1
 # Reproducible kernel builds: the same inputs give the same Image.
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
+export KBUILD_BUILD_VERSION=1
 export KBUILD_BUILD_USER=mem-model
 export KBUILD_BUILD_HOST=harness
 export LC_ALL=C
