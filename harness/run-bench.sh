@@ -89,9 +89,9 @@ done
 # ACTLR_EL1 targets are exact counts. On the Apple CPU, a switch
 # between threads of one model must cost no more instructions than the
 # reference, to within 0.5 (the spread of a count between runs of one
-# kernel). A switch between models writes the register in both designs;
-# there the series' per-CPU copy costs more instructions than the read it
-# saves, and the row reports by how many.
+# kernel), and so must a switch between models, which writes the register
+# in both designs: at -O2, since at -Os that row moves by tens from run
+# to run (docs/benchmark.md gives its count from the disassembly).
 awk -F'\t' -v OFS='\t' '
 	{ key = $1 "\t" $2 "\t" $4
 	  if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
@@ -126,7 +126,8 @@ awk -F'\t' -v OFS='\t' '
 				want = wl == "switch-mixed" ? 1 : 0
 				target = "0 reads, " want " write" (want ? "" : "s")
 				met = (r[k, "series"] + 0 == 0 && w[k, "series"] + 0 == want) ? "yes" : "no"
-				if (wl ~ /^switch-(default|tso)$/ && hasref) {
+				if (hasref && (wl ~ /^switch-(default|tso)$/ ||
+				    (wl == "switch-mixed" && l == "on"))) {
 					target = target ", <= r&w"
 					if (s - v[k, "reference"] >= 0.5)
 						met = "no"
