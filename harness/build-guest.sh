@@ -85,7 +85,7 @@ build() {
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:* | kexec:*) ;;
+		oracle | oracle:* | kexec:* | vm:*) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -123,10 +123,12 @@ build() {
 
 	# The oracle test and the benchmark read the emulated Apple CPU's
 	# registers: arm64 only.
+	# The VMM is built against the tree's UAPI headers.
 	progs="init mem-model-probe"
-	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-kexec"
+	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-kexec mem-model-vmm"
 	for p in $progs; do
 		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
+			-isystem "$hdr/include" \
 			-o "$guest/$p" "$TOP/tests/guest/$p.c" ||
 			die "building tests/guest/$p.c for $arch failed"
 		case $p in
@@ -176,12 +178,18 @@ build() {
 
 	# The kexec cells' guest: init, busybox and the harness' programs,
 	# small enough to load twice (harness/run-cell.sh adds the kernel
-	# to kexec into).
+	# to kexec into). The VM cells' nested guest: the same, with the
+	# mem_model kselftest collection and the libraries it needs.
 	if [ "$arch" = arm64 ]; then
 		(cd "$root" && find . -path ./kselftest -prune -o \
 			-path ./lib -prune -o -print | LC_ALL=C sort |
 			cpio -o -H newc --owner=0:0 --quiet) >"$guest/kexec.cpio"
 		msg "    $(du -k "$guest/kexec.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/kexec.cpio"
+		(cd "$root" && find . \( -path './kselftest/*' ! -path './kselftest/kselftest*' \
+			! -path './kselftest/run_kselftest.sh' ! -path './kselftest/mem_model*' \) \
+			-prune -o -print | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet) >"$guest/vm.cpio"
+		msg "    $(du -k "$guest/vm.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/vm.cpio"
 	fi
 	stage_end
 }

@@ -43,7 +43,7 @@ want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=
 # "oracle:MIN" is the harness' oracle test (tests/guest/mem-model-oracle.c):
 # its stress runs ORACLE_SECONDS (20) and must make MIN checks (100000,
 # or ORACLE_MIN_CHECKS).
-collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle\|^kexec:' | sed 's,/.*,,' |
+collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle\|^kexec:\|^vm:' | sed 's,/.*,,' |
 	sort -u | paste -sd, -)
 cmdline="console=$console panic=-1"
 [ -z "$collections" ] || cmdline="$cmdline mm_tests=$collections"
@@ -82,6 +82,44 @@ if [ -n "$kexec" ]; then
 	cmdline="$cmdline mm_kexec=go"
 fi
 
+# "vm:OPTIN" makes the kernel a KVM host that boots the same kernel as a
+# nested guest (tests/guest/mem-model-vmm.c): the row OPTIN of
+# tests/vm.tsv gives the VMM's flags, what the guest must show and the
+# kselftest collections it runs. The guest runs the probe, those and the
+# oracle test; the host runs its oracle stress meanwhile if the cell asks
+# for "oracle".
+vm=$(echo "$tests" | tr , '\n' | sed -n 's/^vm://p' | head -n 1)
+if [ -n "$vm" ]; then
+	vline=$(sed -e 's/#.*//' "$TOP/tests/vm.tsv" | awk -v o="$vm" '$1 == o')
+	[ -n "$vline" ] || die "cell $cell: no opt-in '$vm' in tests/vm.tsv"
+	# shellcheck disable=SC2086
+	set -- $vline
+	vflags=$2 vexpect=$3 vmode=$4 vchecks=$5 vtests=${6:--}
+	[ "$vtests" != - ] || vtests=
+	vwant=$(awk -v r="$vexpect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
+		"$TOP/tests/expect.tsv")
+	[ -n "$vwant" ] || die "cell $cell: no row '$vexpect' in tests/expect.tsv"
+	vcpio=$(dirname "$(guest_initramfs arm64)")/vm.cpio
+	[ -f "$vcpio" ] || die "cell $cell: no $vcpio: run harness/build-guest.sh"
+	stash=$RESULTS/$cell.vm
+	rm -rf "$stash"
+	mkdir -p "$stash/vm"
+	cp "$image" "$stash/vm/Image"
+	cp "$vcpio" "$stash/vm/initramfs.cpio"
+	initrd=$RESULTS/$cell.initrd
+	{
+		cat "$(guest_initramfs arm64)"
+		(cd "$stash" && find vm | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet)
+	} >"$initrd"
+	rm -rf "$stash"
+	cmdline="$cmdline mm_vm=$vflags${vtests:+ mm_vm_tests=$vtests}"
+	# The nested guest is slower: its stress runs VM_ORACLE_SECONDS (10),
+	# whatever ORACLE_SECONDS says, so that its fewest checks hold.
+	cmdline="$cmdline mm_vm_oracle=${VM_ORACLE_SECONDS:-10} mm_vm_oracle_min=$vchecks"
+	[ "$vmode" = - ] || cmdline="$cmdline mm_vm_oracle_mode=$vmode"
+fi
+
 log=$RESULTS/$cell.log
 ktap=$RESULTS/$cell.ktap
 t0=$(date +%s)
@@ -100,75 +138,141 @@ while kill -0 "$pid" 2>/dev/null; do
 	fi
 done
 wait "$pid" && rc=0 || rc=$?
-[ -z "$kexec" ] || rm -f "$initrd"
+[ -z "$kexec$vm" ] || rm -f "$initrd"
 secs=$(($(date +%s) - t0))
 tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
-# KTAP: what run_kselftest.sh printed, without the kernel's own lines.
-sed -n '/^TAP version/,/^mem-model-harness: done/p' "$log" |
-	grep -av '^\[ *[0-9]*\.[0-9]*\]\|^mem-model-harness:' >"$ktap" || true
+# judge LOG KTAP WANT COUNTS_CELL TESTS ORACLE ALLOW ONCE: judge one
+# kernel's console (the host's, or the nested guest's), adding what fails
+# to $fail and setting boot, got, probe, counts, wcounts, ofig, klog and
+# the t_* and c_* counts. TESTS and ORACLE are empty if the kernel was
+# not asked to run kselftests, or the oracle test.
+judge() {
+	j_log=$1 j_ktap=$2 j_want=$3 j_cell=$4 j_tests=$5 j_oracle=$6
+	j_allow=$7 j_once=$8
+	# KTAP: what run_kselftest.sh printed, without the kernel's own lines.
+	sed -n '/^TAP version/,/^mem-model-harness: done/p' "$j_log" |
+		grep -av '^\[ *[0-9]*\.[0-9]*\]\|^mem-model-harness:\|^guest: ' >"$j_ktap" || true
 
-fail=
-if grep -aq '^mem-model-harness: done' "$log"; then
-	boot=ok
-elif [ "$rc" = 124 ]; then
-	boot=timeout fail="$fail boot"
-else
-	boot=crashed fail="$fail boot"
-fi
+	if grep -aq '^mem-model-harness: done' "$j_log"; then
+		boot=ok
+	elif [ "$rc" = 124 ]; then
+		boot=timeout fail="$fail boot"
+	else
+		boot=crashed fail="$fail boot"
+	fi
 
-got=$(sed -n 's/^mem-model-probe: //p' "$log" | tail -n 1)
-if [ "$got" = "$want" ]; then
-	probe=ok
-else
-	probe=FAIL fail="$fail probe"
-fi
+	got=$(sed -n 's/^mem-model-probe: //p' "$j_log" | tail -n 1)
+	if [ "$got" = "$j_want" ]; then
+		probe=ok
+	else
+		probe=FAIL fail="$fail probe"
+	fi
 
-count() { grep -ac "$1" "$ktap" || true; }
-t_skip=$(count '^ok .*# SKIP')
-t_pass=$(($(count '^ok ') - t_skip))
-t_fail=$(count '^not ok ')
-c_skip=$(count '^\(# \)\+ok .*# SKIP')
-c_pass=$(($(count '^\(# \)\+ok ') - c_skip))
-c_fail=$(count '^\(# \)\+not ok ')
-# One plan a collection: their sum.
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | awk '{ n += $1 } END { print n + 0 }')
-[ "$t_fail" = 0 ] || fail="$fail tests"
-[ "$c_fail" = 0 ] || fail="$fail cases"
-if [ -n "$collections" ]; then
-	[ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
-	[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
-fi
+	t_skip=$(count '^ok .*# SKIP')
+	t_pass=$(($(count '^ok ') - t_skip))
+	t_fail=$(count '^not ok ')
+	c_skip=$(count '^\(# \)\+ok .*# SKIP')
+	c_pass=$(($(count '^\(# \)\+ok ') - c_skip))
+	c_fail=$(count '^\(# \)\+not ok ')
+	# One plan a collection: their sum.
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$j_ktap" | awk '{ n += $1 } END { print n + 0 }')
+	[ "$t_fail" = 0 ] || fail="$fail tests"
+	[ "$c_fail" = 0 ] || fail="$fail cases"
+	if [ -n "$j_tests" ]; then
+		[ "${plan:-0}" = $((t_pass + t_fail + t_skip)) ] || fail="$fail plan"
+		[ $((t_pass + t_fail + t_skip)) -gt 0 ] || fail="$fail no-tests"
+	fi
 
-# The counts the cell must give, as data (tests/counts.tsv): a case that
-# quietly stops testing and skips, or one that disappears, changes them.
-# COUNTS_CELL names the cell to take them from (a planted cell's original);
-# COUNTS=- checks none (the regression guard compares base and series).
+	# The counts the cell must give, as data (tests/counts.tsv): a case
+	# that quietly stops testing and skips, or one that disappears,
+	# changes them. COUNTS_CELL names the cell to take them from (a
+	# planted cell's original); COUNTS=- checks none (the regression
+	# guard compares base and series). A nested guest's are the row
+	# CELL:guest.
+	counts="$t_pass/$t_fail/$t_skip $c_pass/$c_fail/$c_skip"
+	wcounts=$counts
+	if [ "$COUNTS" != - ]; then
+		wcounts=$(sed -e 's/#.*//' "$COUNTS" | awk -v b="$BASE" -v c="$j_cell" '
+			NF && $2 == c && $1 == b { own = $3 " " $4 }
+			NF && $2 == c && $1 == "*" { any = $3 " " $4 }
+			END { print (own != "" ? own : any) }')
+	fi
+	[ "$counts" = "$wcounts" ] || fail="$fail counts"
+
+	# The oracle test's last line: "result PASS checks=C mismatches=M
+	# get-disagreements=D", the figures of its stress.
+	ofig=-
+	if [ -n "$j_oracle" ]; then
+		oline=$(sed -n 's/^mem-model-oracle: result //p' "$j_log" | tail -n 1)
+		# shellcheck disable=SC2086
+		set -- $oline
+		case ${1:-} in
+		PASS) ;;
+		*) fail="$fail oracle" ;;
+		esac
+		ofig=$(echo "$oline" | sed -n \
+			's/.*checks=\([0-9]*\) mismatches=\([0-9]*\) get-disagreements=\([0-9]*\).*/\1\/\2\/\3/p')
+		ofig=${ofig:-none}
+	fi
+
+	# The kernel's log: any warning, BUG, oops or lockdep report fails,
+	# but for a WARNING whose message (the line before it) has the
+	# cell's 'allow' text. Lockdep and might_sleep reports start with
+	# WARNING: or BUG: too.
+	# shellcheck disable=SC2046
+	set -- $(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$j_log" | awk -v allow="$j_allow" '
+		/WARNING:|BUG:|Oops|Kernel panic|Unable to handle kernel|Internal error|INFO: task/ {
+			if (allow != "-" && /WARNING:/ && index(prev, allow)) a++
+			else n++
+		}
+		{ prev = $0 }
+		END { print n + 0, a + 0 }')
+	if [ "$1" = 0 ]; then
+		klog=clean
+	else
+		klog="$1-reports" fail="$fail kernel-log"
+	fi
+	[ "$2" = 0 ] || klog="$klog+$2-allowed"
+	# The cell's 'once' text ('+' for a space) must be in the kernel log
+	# once.
+	if [ "$j_once" != - ]; then
+		n=$(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$j_log" | grep -acF "$(echo "$j_once" | tr + ' ')" || true)
+		if [ "$n" = 1 ]; then
+			klog="$klog+expected-once"
+		else
+			klog="$klog+expected-${n}x" fail="$fail expected-log"
+		fi
+	fi
+}
+count() { grep -ac "$1" "$j_ktap" || true; }
 COUNTS=${COUNTS:-$TOP/tests/counts.tsv}
-counts="$t_pass/$t_fail/$t_skip $c_pass/$c_fail/$c_skip"
-wcounts=$counts
-if [ "$COUNTS" != - ]; then
-	wcounts=$(sed -e 's/#.*//' "$COUNTS" | awk -v b="$BASE" -v c="${COUNTS_CELL:-$cell}" '
-		NF && $2 == c && $1 == b { own = $3 " " $4 }
-		NF && $2 == c && $1 == "*" { any = $3 " " $4 }
-		END { print (own != "" ? own : any) }')
-fi
-[ "$counts" = "$wcounts" ] || fail="$fail counts"
 
-# The oracle test's last line: "result PASS checks=C mismatches=M
-# get-disagreements=D", the figures of its stress.
-ofig=-
-if [ -n "$oracle" ]; then
-	oline=$(sed -n 's/^mem-model-oracle: result //p' "$log" | tail -n 1)
-	set -- $oline
-	case ${1:-} in
-	PASS) ;;
-	*) fail="$fail oracle" ;;
-	esac
-	ofig=$(echo "$oline" | sed -n \
-		's/.*checks=\([0-9]*\) mismatches=\([0-9]*\) get-disagreements=\([0-9]*\).*/\1\/\2\/\3/p')
-	ofig=${ofig:-none}
+# The nested guest first: its figures go to a row of its own.
+fail=
+gfail=
+if [ -n "$vm" ]; then
+	glog=$RESULTS/$cell.guest.log
+	sed -n 's/^guest: //p' "$log" >"$glog"
+	judge "$glog" "$RESULTS/$cell.guest.ktap" "$vwant" "${COUNTS_CELL:-$cell}:guest" \
+		"$vtests" oracle - -
+	vrc=$(sed -n 's/^mem-model-harness: vmm exit //p' "$log" | tail -n 1)
+	[ "$vrc" = 0 ] || fail="$fail vmm-exit-${vrc:-none}"
+	gfail=$fail
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%s\t-\t%s\n' \
+		"$cell:guest" "$kernel" "$vexpect" "$boot" "$probe" "$klog" \
+		"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" "$ofig" \
+		"$([ -z "$gfail" ] && echo PASS || echo FAIL)" "${gfail# }" >"$RESULTS/$cell.guest.row"
+	gmsg=" (guest: $vexpect, cases p/f/s $c_pass/$c_fail/$c_skip, oracle $ofig)"
+	gshow="$([ "$probe" = ok ] || printf "      guest probe wanted: %s\n      guest probe got:    %s" "$vwant" "${got:-nothing}")"
+	[ "$counts" = "$wcounts" ] || gshow="$gshow
+      guest tests and cases p/f/s wanted: ${wcounts:-nothing}, got: $counts"
+	fail=
 fi
+judge "$log" "$ktap" "$want" "${COUNTS_CELL:-$cell}" "$collections" "$oracle" "$allow" "$once"
+for w in $gfail; do
+	fail="$fail guest:$w"
+done
 
 # The kexec test's last line: "result PASS|FAIL <what>", printed by the
 # kernel kexec'd into, or by the first if it could not kexec.
@@ -180,32 +284,6 @@ if [ -n "$kexec" ]; then
 	*) fail="$fail kexec" ;;
 	esac
 	kfig=" (kexec: ${kline:-no result})"
-fi
-
-# The kernel's log: any warning, BUG, oops or lockdep report fails, but
-# for a WARNING whose message (the line before it) has the cell's 'allow'
-# text. Lockdep and might_sleep reports start with WARNING: or BUG: too.
-set -- $(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$log" | awk -v allow="$allow" '
-	/WARNING:|BUG:|Oops|Kernel panic|Unable to handle kernel|Internal error|INFO: task/ {
-		if (allow != "-" && /WARNING:/ && index(prev, allow)) a++
-		else n++
-	}
-	{ prev = $0 }
-	END { print n + 0, a + 0 }')
-if [ "$1" = 0 ]; then
-	klog=clean
-else
-	klog="$1-reports" fail="$fail kernel-log"
-fi
-[ "$2" = 0 ] || klog="$klog+$2-allowed"
-# The cell's 'once' text ('+' for a space) must be in the kernel log once.
-if [ "$once" != - ]; then
-	n=$(grep -a '^\[ *[0-9]*\.[0-9]*\]' "$log" | grep -acF "$(echo "$once" | tr + ' ')" || true)
-	if [ "$n" = 1 ]; then
-		klog="$klog+expected-once"
-	else
-		klog="$klog+expected-${n}x" fail="$fail expected-log"
-	fi
 fi
 
 result=PASS
@@ -224,8 +302,13 @@ if [ -n "$fail" ]; then
 		head -n 15 | sed 's/^/      /'
 	[ -z "$kexec" ] || grep -a '^mem-model-kexec: ' "$log" |
 		head -n 15 | sed 's/^/      /'
+	if [ -n "$gfail" ]; then
+		[ -z "$gshow" ] || printf '%s\n' "$gshow"
+		grep -a '^guest: mem-model-oracle: .*\(not ok\|mismatch\|disagree\|FAIL\)\|^mem-model-vmm: ' "$log" |
+			head -n 15 | sed 's/^/      /'
+	fi
 	msg "      last lines of build/results/$cell.log:"
 	tail -n 25 "$log" | sed 's/^/      | /'
 	exit 1
 fi
-msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}$kfig"
+msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}$kfig${gmsg:-}"

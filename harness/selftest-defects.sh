@@ -1,8 +1,9 @@
 #!/bin/sh
 # The tests must be able to fail. For each planted defect of
-# tests/defects.txt, build the debug kernel of the mainline series with
-# tests/defects/NAME.patch, boot it in the cell the list names, and
-# require that the cell fails on the check it names.
+# tests/defects.txt, build the cell's kernel variant (debug, or kvm for
+# a VM cell) of the mainline series with tests/defects/NAME.patch, boot
+# it in the cell the list names, and require that the cell fails on the
+# check it names.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
@@ -26,15 +27,16 @@ while read -r name cell check; do
 	git -C "$src" checkout -qf --detach "$head"
 	git -C "$src" apply "$d" ||
 		die "the planted defect tests/defects/$name.patch no longer applies to the series"
-	# One build directory for all of them: each defect rebuilds only
-	# what it and the one before it changed, from ccache.
-	kdir=$BUILD/defect/kernel/debug
-	OUT=$kdir sh "$TOP/harness/build-kernel.sh" debug "$src"
+	line=$(matrix_lines | awk -v c="$cell" '$1 == c')
+	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
+	variant=$(echo "$line" | awk '{ print $3 }')
+	# One build directory a variant: each defect rebuilds only what it
+	# and the one before it changed, from ccache.
+	kdir=$BUILD/defect/kernel/$variant
+	OUT=$kdir sh "$TOP/harness/build-kernel.sh" "$variant" "$src"
 
 	# The cell, renamed, so that its results do not replace the matrix's.
 	m=$BUILD/defect-$name-matrix.txt
-	line=$(matrix_lines | awk -v c="$cell" '$1 == c')
-	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
 	echo "$line" | awk -v n="defect-$name" '{ $1 = n; print }' >"$m"
 	out=$LOGS/defect-$name.log
 	if MATRIX=$m KERNEL=$kdir/arch/arm64/boot/Image COUNTS_CELL=$cell \
@@ -53,7 +55,10 @@ while read -r name cell check; do
 		;;
 	esac
 	fig=$(cut -f9 "$RESULTS/defect-$name.row")
-	msg "    planted defect '$name': cell $cell fails on $why, as it must (cases p/f/s $(cut -f8 "$RESULTS/defect-$name.row"), oracle c/m/d $fig)"
+	gfig=
+	[ ! -f "$RESULTS/defect-$name.guest.row" ] ||
+		gfig=", guest oracle c/m/d $(cut -f9 "$RESULTS/defect-$name.guest.row")"
+	msg "    planted defect '$name': cell $cell fails on $why, as it must (cases p/f/s $(cut -f8 "$RESULTS/defect-$name.row"), oracle c/m/d $fig$gfig)"
 done
 git -C "$src" checkout -qf --detach "$head"
 stage_end

@@ -2,13 +2,25 @@
 /*
  * PID 1 of the test guest: mount the pseudo file systems, run the
  * mem-model probe, the oracle test if the kernel command line asks for it
- * (mm_oracle=SECONDS, mm_oracle_min=CHECKS), the benchmark if it asks for
- * that (mm_bench=ROUNDS), and the kselftest collections it names
- * (mm_tests=a,b), print KTAP on the console, power off (x86_64: reset).
- * mm_kexec=go kexecs into /kexec/Image (tests/guest/mem-model-kexec.c),
- * whose init then runs with mm_kexec=check.
+ * (mm_oracle=SECONDS, mm_oracle_min=CHECKS, mm_oracle_mode=none), the
+ * benchmark if it asks for that (mm_bench=ROUNDS), and the kselftest
+ * collections it names (mm_tests=a,b), print KTAP on the console, power
+ * off (x86_64: reset). mm_kexec=go kexecs into /kexec/Image
+ * (tests/guest/mem-model-kexec.c), whose init then runs with
+ * mm_kexec=check.
+ *
+ * mm_vm=FLAGS makes this kernel a KVM host: it boots /vm/Image with
+ * /vm/initramfs.cpio as a guest with tests/guest/mem-model-vmm.c, given
+ * FLAGS ('+' for a space); once the guest's programs start, the oracle
+ * test, if asked for, runs its stress here on the host, niced, until the
+ * guest has powered off. The guest's
+ * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min and
+ * mm_vm_oracle_mode as its mm_tests, mm_oracle, mm_oracle_min and
+ * mm_oracle_mode. The guest's console lines start with "guest: ".
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +37,121 @@ static void mnt(const char *src, const char *dst, const char *type)
 		printf("init: mount %s on %s: %s\n", type, dst, strerror(errno));
 }
 
-static int run(char *const argv[])
+static pid_t start(char *const argv[], int niceness)
 {
-	int status;
 	pid_t pid;
 
 	fflush(stdout);
 	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (pid == 0) {
+		if (niceness && nice(niceness) < 0)
+			printf("init: nice: %s\n", strerror(errno));
 		execv(argv[0], argv);
 		printf("init: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	return pid;
+}
+
+static int finish(pid_t pid)
+{
+	int status;
+
+	if (pid < 0)
+		return -1;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int run(char *const argv[])
+{
+	return finish(start(argv, 0));
+}
+
+/* Append " NAME=VALUE" to the guest's command line if VALUE is set. */
+static void guest_param(char *cmd, size_t size, const char *name,
+			const char *env)
+{
+	const char *val = getenv(env);
+	size_t n = strlen(cmd);
+
+	if (val)
+		snprintf(cmd + n, size - n, " %s=%s", name, val);
+}
+
+/*
+ * The VM cells: boot the guest with the VMM, FLAGS its options ('+' for
+ * a space). The VMM's output passes through here, line by line: once the
+ * guest's programs start, the host's oracle stress, if asked for, starts
+ * too, and runs until the guest is done. The guest boots on an idle
+ * host, as the boot-time self-tests of a debug kernel expect.
+ */
+static void run_vm(char *flags, const char *oracle_min)
+{
+	static char cmd[512] = "console=ttyAMA0 panic=-1";
+	char *argv[32] = { "/usr/bin/mem-model-vmm" };
+	int argc = 1, rc, fds[2];
+	pid_t oracle = -1, vmm;
+	char line[1024];
+	FILE *out;
+	char *tok;
+
+	guest_param(cmd, sizeof(cmd), "mm_tests", "mm_vm_tests");
+	guest_param(cmd, sizeof(cmd), "mm_oracle", "mm_vm_oracle");
+	guest_param(cmd, sizeof(cmd), "mm_oracle_min", "mm_vm_oracle_min");
+	guest_param(cmd, sizeof(cmd), "mm_oracle_mode", "mm_vm_oracle_mode");
+	for (tok = strtok(flags, "+"); tok && argc < 26; tok = strtok(NULL, "+"))
+		if (strcmp(tok, "default"))
+			argv[argc++] = tok;
+	argv[argc++] = "--cmdline";
+	argv[argc++] = cmd;
+	argv[argc++] = "/vm/Image";
+	argv[argc++] = "/vm/initramfs.cpio";
+	argv[argc] = NULL;
+
+	if (pipe(fds)) {
+		printf("init: pipe: %s\n", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	vmm = fork();
+	if (vmm == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], argv);
+		printf("init: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	out = fdopen(fds[0], "r");
+	while (out && fgets(line, sizeof(line), out)) {
+		fputs(line, stdout);
+		fflush(stdout);
+		/*
+		 * Niced, so that its threads take the CPUs only when the
+		 * vCPU threads leave them: they still interleave with the
+		 * vCPUs on every CPU, and the guest does not crawl.
+		 */
+		if (oracle_min && oracle < 0 &&
+		    !strcmp(line, "guest: mem-model-harness: start\n"))
+			oracle = start((char *[]){ "/usr/bin/mem-model-oracle",
+						   "0", (char *)oracle_min,
+						   NULL }, 10);
+	}
+	if (out)
+		fclose(out);
+	rc = finish(vmm);
+	printf("mem-model-harness: vmm exit %d\n", rc);
+	if (oracle > 0) {
+		kill(oracle, SIGTERM);
+		finish(oracle);
+	} else if (oracle_min) {
+		printf("mem-model-harness: the guest's programs never started: no host oracle\n");
+	}
 }
 
 int main(void)
@@ -52,8 +161,10 @@ int main(void)
 	char *oracle_min = getenv("mm_oracle_min");
 	char *bench = getenv("mm_bench");
 	char *kexec = getenv("mm_kexec");
+	char *mode = getenv("mm_oracle_mode");
+	char *vm = getenv("mm_vm");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
-	int argc = 2;
+	int argc = 2, fd;
 	char *tok;
 
 	mnt("proc", "/proc", "proc");
@@ -65,6 +176,16 @@ int main(void)
 	symlink("/proc/self/fd/0", "/dev/stdin");
 	symlink("/proc/self/fd/1", "/dev/stdout");
 	symlink("/proc/self/fd/2", "/dev/stderr");
+	/*
+	 * A second UART is the programs' own (the VM cells' VMM gives the
+	 * nested guest one): their lines then never mix with the kernel's.
+	 */
+	fd = open("/dev/ttyAMA1", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/", 1);
 	run((char *[]){ "/bin/busybox", "--install", "-s", NULL });
@@ -78,9 +199,11 @@ int main(void)
 
 	printf("mem-model-harness: start\n");
 	run((char *[]){ "/usr/bin/mem-model-probe", NULL });
-	if (oracle)
+	if (vm)
+		run_vm(vm, oracle ? (oracle_min ? oracle_min : "100000") : NULL);
+	else if (oracle)
 		run((char *[]){ "/usr/bin/mem-model-oracle", oracle,
-				oracle_min ? oracle_min : "100000", NULL });
+				oracle_min ? oracle_min : "100000", mode, NULL });
 	if (bench)
 		run((char *[]){ "/usr/bin/mem-model-bench", bench, NULL });
 	if (kexec && !strcmp(kexec, "go"))

@@ -10,10 +10,14 @@
  * thread must find its own, after a sleep, after a kworker ran on its CPU,
  * and after an exec (DEFAULT) on a CPU that last ran TSO.
  *
- *   mem-model-oracle [SECONDS [MIN_CHECKS]]
+ *   mem-model-oracle [SECONDS [MIN_CHECKS [none]]]
  *
- * runs the cases, then the stress for SECONDS (default 20), and fails
- * unless the stress made at least MIN_CHECKS checks (default 100000).
+ * runs the cases, then the stress for SECONDS (default 20; 0: until a
+ * SIGTERM), and fails unless the stress made at least MIN_CHECKS checks
+ * (default 100000). With "none", the system must offer this program no
+ * TSO (a guest whose VM did not opt in): every SET(TSO) must fail with
+ * EINVAL, GET must say DEFAULT, and every CPU's bit must read 0, in the
+ * same cases and stress.
  * Every line starts with "mem-model-oracle: "; the last one is
  *
  *   mem-model-oracle: result PASS|FAIL checks=C mismatches=M get-disagreements=D
@@ -25,6 +29,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,6 +65,8 @@ static int cpus[MAX_CPUS];	/* the CPUs online at the start */
  * 1, whatever model the thread asked for.
  */
 static bool always_tso;
+/* The "none" mode: no TSO for this program, every CPU's bit reads 0. */
+static bool no_tso;
 static int case_failed;
 static int reports;
 
@@ -97,7 +104,7 @@ static void check(struct figures *f, int model, const char *where)
 	int hw = oracle();
 
 	f->checks++;
-	if (hw == (always_tso ? 1 : model))
+	if (hw == (always_tso ? 1 : no_tso ? 0 : model))
 		return;
 	f->mismatches++;
 	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
@@ -109,7 +116,7 @@ static void check_get(struct figures *f, int model, const char *where)
 {
 	int got = get_model();
 
-	if (got == (always_tso ? PR_SET_MEM_MODEL_DEFAULT : model))
+	if (got == (always_tso || no_tso ? PR_SET_MEM_MODEL_DEFAULT : model))
 		return;
 	f->disagreements++;
 	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
@@ -120,6 +127,16 @@ static void check_get(struct figures *f, int model, const char *where)
 static void must_set(struct figures *f, int model, const char *where)
 {
 	f->sets++;
+	if (no_tso && model == PR_SET_MEM_MODEL_TSO) {
+		/* Refused, with EINVAL, and nothing changed. */
+		if (set_model(model) < 0 && errno == EINVAL)
+			return;
+		f->errors++;
+		if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
+			say("  SET(TSO) on a system without TSO: %s: %s", where,
+			    errno == EINVAL ? "succeeded" : strerror(errno));
+		return;
+	}
 	if (set_model(model) == 0)
 		return;
 	f->errors++;
@@ -775,7 +792,16 @@ static void run_stress(struct figures *total, int seconds)
 			total->errors++;
 		}
 	}
-	sleep(seconds);
+	if (seconds) {
+		sleep(seconds);
+	} else {
+		sigset_t term;
+		int sig;
+
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigwait(&term, &sig);
+	}
 	stop = 1;
 	for (int i = 0; i < nworkers + STRESS_EXTRA; i++) {
 		pthread_join(w[i].t, NULL);
@@ -802,30 +828,46 @@ int main(int argc, char **argv)
 		"lazy",
 	};
 	struct figures f, stress = { 0 };
-	int seconds = argc > 1 ? atoi(argv[1]) : 20;
-	long min_checks = argc > 2 ? atol(argv[2]) : 100000;
+	int seconds = 20;
+	long min_checks = 100000;
+	char *end = "";
+	sigset_t term;
 	cpu_set_t set;
 	int n = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "--exec-check"))
 		return exec_check(argc > 2 && !strcmp(argv[2], "always"));
-	if (seconds < 1 || min_checks < 0) {
-		fprintf(stderr, "usage: mem-model-oracle [SECONDS [MIN_CHECKS]]\n");
+	if (argc > 1)
+		seconds = strtol(argv[1], &end, 10);
+	if (argc > 2 && !*end)
+		min_checks = strtol(argv[2], &end, 10);
+	if (argc > 3)
+		no_tso = !strcmp(argv[3], "none");
+	if (*end || seconds < 0 || min_checks < 0 || argc > 4 ||
+	    (argc > 3 && !no_tso)) {
+		fprintf(stderr, "usage: mem-model-oracle [SECONDS [MIN_CHECKS [none]]]\n");
 		return 2;
 	}
+	/* With SECONDS 0, the stress waits for a SIGTERM (sigwait()). */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &term, NULL);
 
 	if (!apple_regs_present()) {
 		say("result FAIL: reading the oracle register S3_3_C15_C15_0 traps: not QEMU's emulated Apple CPU (x-apple-tso=on)");
 		return 1;
 	}
 
-	if (set_model(PR_SET_MEM_MODEL_TSO)) {
+	if (no_tso) {
+		say("a system without TSO for this program: every CPU's bit must read 0");
+	} else if (set_model(PR_SET_MEM_MODEL_TSO)) {
 		say("result FAIL: PR_SET_MEM_MODEL(TSO): %s: this kernel does not switch TSO on this CPU",
 		    strerror(errno));
 		return 1;
+	} else {
+		always_tso = get_model() == PR_SET_MEM_MODEL_DEFAULT;
+		set_model(PR_SET_MEM_MODEL_DEFAULT);
 	}
-	always_tso = get_model() == PR_SET_MEM_MODEL_DEFAULT;
-	set_model(PR_SET_MEM_MODEL_DEFAULT);
 	if (always_tso)
 		say("an always-TSO system: every CPU's bit must read 1");
 
@@ -840,8 +882,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < CPU_SETSIZE && ncpus < MAX_CPUS; i++)
 		if (CPU_ISSET(i, &set))
 			cpus[ncpus++] = i;
-	say("%d CPUs online, stress for %ds, at least %ld checks", ncpus,
-	    seconds, min_checks);
+	if (seconds)
+		say("%d CPUs online, stress for %ds, at least %ld checks",
+		    ncpus, seconds, min_checks);
+	else
+		say("%d CPUs online, stress until SIGTERM, at least %ld checks",
+		    ncpus, min_checks);
 
 	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *skip = NULL;
