@@ -1,6 +1,8 @@
 #!/bin/sh
 # build-kernel.sh NAME [SRC]: build the kernel variant NAME of
-# harness/kernels.tsv from SRC (default build/linux) into build/kernel/NAME,
+# harness/kernels.tsv from SRC (default build/linux, or the KVM tree for
+# a variant of KVM_VARIANTS, lib.sh) into build/kernel/NAME (KVM tree:
+# build/kvm/kernel/NAME),
 # with ccache: arm64 cross-built (Image), x86_64 with the host compiler
 # (bzImage). Prints the path of its image. A build from a tree without
 # uncommitted changes is recorded under its inputs (build_key, lib.sh);
@@ -9,8 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-kernel.sh NAME [SRC]}
-src=${2:-$BUILD/linux}
-out=${OUT:-$BUILD/kernel/$name}
+src=${2:-$(variant_src "$name")}
+out=${OUT:-$(variant_out "$name")}
 line=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$name" '$1 == n')
 [ -n "$line" ] || die "no kernel variant '$name' in harness/kernels.tsv"
 # shellcheck disable=SC2086

@@ -3,7 +3,8 @@
 # kernel variant named (default: the base's 'commits' of harness/bases.tsv:
 # mainline "debug off x86", 6.12 "debug off"), incrementally and with
 # ccache, in a worktree of its own. A failure names the commit and the
-# variant.
+# variant. On the first base, then every commit of the KVM series
+# (series..kvm of build/kvm/linux) with the variants of KVM_VARIANTS.
 . "$(dirname "$0")/lib.sh"
 
 variants=${*:-$BASE_COMMITS}
@@ -14,8 +15,33 @@ TREE=$BUILD/linux
 src=$BUILD/bisect/linux
 [ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
 
-commits=$(git -C "$TREE" rev-list --reverse base..HEAD)
-stage "every commit builds: $(echo $commits | wc -w) commit(s) x ($variants)"
+# build_commits TREE RANGE VARIANTS...: build each commit of RANGE.
+build_commits() {
+	_tree=$1 _range=$2
+	shift 2
+	for c in $(git -C "$_tree" rev-list --reverse "$_range"); do
+		subject=$(git -C "$_tree" log -1 --format='%h %s' "$c")
+		git -C "$src" checkout -q --detach "$c"
+		for v; do
+			msg "    $subject: $v"
+			SKIP_BUILT=1 OUT=$BUILD/bisect/kernel/$v \
+				sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
+				die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-kernel-$v.log)"
+			case $(cat "$BUILD/bisect/kernel/$v/.build-result") in
+			reused) reused=$((reused + 1)) ;;
+			*) built=$((built + 1)) ;;
+			esac
+		done
+	done
+}
+
+kvm=
+if [ "$BASE" = "$FIRST_BASE" ] && [ -z "$*" ] &&
+	git -C "$KVM_TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	kvm=$(git -C "$KVM_TREE" rev-list --count series..HEAD)
+fi
+commits=$(git -C "$TREE" rev-list --count base..HEAD)
+stage "every commit builds: $commits commit(s) x ($variants)${kvm:+, the KVM series' $kvm x ($KVM_VARIANTS)}"
 # A worktree of an earlier build/linux is gone with it: make a new one.
 if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$src"
@@ -29,19 +55,9 @@ fi
 # a selftest-only commit from the commit before it, and an arm64-only
 # commit's x86_64 build from the commit before it.
 built=0 reused=0
-for c in $commits; do
-	subject=$(git -C "$TREE" log -1 --format='%h %s' "$c")
-	git -C "$src" checkout -q --detach "$c"
-	for v in $variants; do
-		msg "    $subject: $v"
-		SKIP_BUILT=1 OUT=$BUILD/bisect/kernel/$v \
-			sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
-			die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-kernel-$v.log)"
-		case $(cat "$BUILD/bisect/kernel/$v/.build-result") in
-		reused) reused=$((reused + 1)) ;;
-		*) built=$((built + 1)) ;;
-		esac
-	done
-done
+# shellcheck disable=SC2086
+build_commits "$TREE" base..HEAD $variants
+# shellcheck disable=SC2086
+[ -z "$kvm" ] || build_commits "$KVM_TREE" series..HEAD $KVM_VARIANTS
 msg "    all commits build ($built built now, $reused recorded from earlier builds)"
 stage_end

@@ -1,14 +1,19 @@
 #!/bin/sh
 # checkpatch.pl --strict on every patch of patches/ (not the cover
-# letter), with the series' own scripts/checkpatch.pl. Fails if any patch
-# has an error or a warning, and names it. PATCHES=<dir> checks another
-# directory of patches.
+# letter), and on the first base of kvm/ too, with the series' own
+# scripts/checkpatch.pl. Fails if any patch has an error or a warning,
+# and names it. PATCHES=<dir> checks another directory of patches alone.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
-PATCHES=${PATCHES:-$SERIES}
 [ -f "$TREE/scripts/checkpatch.pl" ] || die "no build/linux: run 'make tree' first"
+dirs=${PATCHES:-$SERIES}
+if [ -z "${PATCHES:-}" ] && [ "$BASE" = "$FIRST_BASE" ] &&
+	ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
+	dirs="$dirs $KVM_SERIES"
+fi
 
+for PATCHES in $dirs; do
 stage "checkpatch --strict on ${PATCHES#"$TOP"/}/"
 bad=
 for p in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
@@ -29,3 +34,4 @@ for p in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
 done
 [ -z "$bad" ] || die "checkpatch --strict: errors or warnings in$bad"
 stage_end
+done

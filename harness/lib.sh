@@ -109,6 +109,38 @@ record_tree_state() {
 		>"$BUILD/linux/.git/mem-model-state"
 }
 
+# The KVM series, kvm/, is stacked on the first base's series. Its tree,
+# build/kvm/linux, is a worktree of build/linux on branch 'kvm', and the
+# kernel variants of KVM_VARIANTS are built from it into
+# build/kvm/kernel/NAME: laid out as build/linux and build/kernel/NAME
+# are, so that the compiler sees the same relative paths and ccache
+# serves the builds of either tree, and the planted defects' tree.
+KVM_SERIES=$TOP/kvm
+KVM_TREE=$BUILD_TOP/kvm/linux
+KVM_VARIANTS=kvm
+
+kvm_patches_id() {
+	cat "$KVM_SERIES"/*.patch 2>/dev/null | git hash-object --stdin
+}
+
+# is_kvm_variant NAME: true if variant NAME is built from the KVM tree.
+is_kvm_variant() {
+	[ "$BASE" = "$FIRST_BASE" ] && case " $KVM_VARIANTS " in *" $1 "*) true ;; *) false ;; esac
+}
+
+# variant_src NAME, variant_out NAME: the tree kernel variant NAME is
+# built from, and where its build goes.
+variant_src() {
+	if is_kvm_variant "$1"; then echo "$KVM_TREE"; else echo "$BUILD/linux"; fi
+}
+variant_out() {
+	if is_kvm_variant "$1"; then
+		echo "$BUILD_TOP/kvm/kernel/$1"
+	else
+		echo "$BUILD/kernel/$1"
+	fi
+}
+
 # variant_arch NAME: the architecture of kernel variant NAME of
 # harness/kernels.tsv (arm64 or x86_64).
 variant_arch() {

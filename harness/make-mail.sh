@@ -9,7 +9,8 @@
 # revision before, rebuilt from the commit of this repository that
 # postings.tsv records for it. PREFIXES="RFC" adds prefixes. Then
 # build/mail/man-pages/ gets the man-pages patch
-# (harness/mail-man-pages.sh). See docs/posting.md.
+# (harness/mail-man-pages.sh), and build/mail/kvm/ the KVM series
+# (harness/mail-kvm.sh). See docs/posting.md.
 . "$(dirname "$0")/lib.sh"
 
 [ "$BASE" = "$FIRST_BASE" ] || die "the posting is the series of base $FIRST_BASE"
@@ -190,5 +191,6 @@ else
 fi
 
 sh "$TOP/harness/mail-man-pages.sh" "$prefix"
+sh "$TOP/harness/mail-kvm.sh"
 msg "    to post: docs/posting.md ('b4 send' in build/mail-work, then the man-pages patch in reply to the cover letter, then harness/record-posting.sh)"
 stage_end

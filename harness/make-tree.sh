@@ -1,7 +1,8 @@
 #!/bin/sh
 # Make build/linux (build/<base>/linux for BASE=<base>): the base commit,
 # tagged 'base', and one commit per patch of the base's series (patches/
-# for mainline) on branch 'series'. An existing tree is reused while the
+# for mainline) on branch 'series'; on the first base, then the KVM
+# series' tree on top of it (harness/make-kvm-tree.sh). An existing tree is reused while the
 # series is unchanged; it is rebuilt when the series changed and the tree
 # holds no work that was not exported. FORCE=1 rebuilds it regardless.
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +19,7 @@ if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	head=$(git -C "$TREE" rev-parse HEAD)
 	if [ "$1" = "$want" ] && [ "$2" = "$head" ]; then
 		msg "==> tree: ${TREE#"$TOP"/} is up to date with $SERIES_NAME/"
-		exit 0
+		exec sh "$TOP/harness/make-kvm-tree.sh"
 	fi
 	if [ "$1" = "$want" ] && [ "$2" != "$head" ]; then
 		die "${TREE#"$TOP"/} is at $(git -C "$TREE" rev-parse --short HEAD), not at the tip of its series, so what is built would not be the series. Run 'git -C ${TREE#"$TOP"/} checkout series' to go back, 'make export BASE=$BASE' if the new commits are the series now, or 'make tree BASE=$BASE FORCE=1' to start again."
@@ -65,3 +66,4 @@ done
 msg "    $n patch(es) on base $(git -C "$TREE" rev-parse --short base)"
 record_tree_state
 stage_end
+exec sh "$TOP/harness/make-kvm-tree.sh"

@@ -25,7 +25,7 @@ esac
 # (harness/build-base-kernel.sh).
 case $kernel in
 base/*) kdir=$BUILD/base/kernel/${kernel#base/} ;;
-*) kdir=$BUILD/kernel/$kernel ;;
+*) kdir=$(variant_out "$kernel") ;;
 esac
 arch=$(variant_arch "${kernel#base/}")
 image=${KERNEL:-$kdir/$(arch_image "$arch")}

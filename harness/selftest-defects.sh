@@ -1,7 +1,8 @@
 #!/bin/sh
 # The tests must be able to fail. For each planted defect of
 # tests/defects.txt, build the cell's kernel variant (debug, or kvm for
-# a VM cell) of the mainline series with tests/defects/NAME.patch, boot
+# a VM cell, from the KVM series' tree) of the mainline series with
+# tests/defects/NAME.patch, boot
 # it in the cell the list names, and require that the cell fails on the
 # check it names.
 . "$(dirname "$0")/lib.sh"
@@ -24,12 +25,17 @@ sed -e 's/#.*//' "$TOP/tests/defects.txt" | awk 'NF' |
 while read -r name cell check; do
 	d=$TOP/tests/defects/$name.patch
 	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
-	git -C "$src" checkout -qf --detach "$head"
-	git -C "$src" apply "$d" ||
-		die "the planted defect tests/defects/$name.patch no longer applies to the series"
 	line=$(matrix_lines | awk -v c="$cell" '$1 == c')
 	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
 	variant=$(echo "$line" | awk '{ print $3 }')
+	# A VM cell's kernel is built from the KVM series' tree.
+	h=$head what=series
+	if is_kvm_variant "$variant"; then
+		h=$(git -C "$KVM_TREE" rev-parse HEAD) what="KVM series"
+	fi
+	git -C "$src" checkout -qf --detach "$h"
+	git -C "$src" apply "$d" ||
+		die "the planted defect tests/defects/$name.patch no longer applies to the $what"
 	# One build directory a variant: each defect rebuilds only what it
 	# and the one before it changed, from ccache.
 	kdir=$BUILD/defect/kernel/$variant

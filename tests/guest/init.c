@@ -90,7 +90,11 @@ static void guest_param(char *cmd, size_t size, const char *name,
  */
 static void run_vm(char *flags, const char *oracle_min)
 {
-	static char cmd[512] = "console=ttyAMA0 panic=-1";
+	/*
+	 * The guest kernel prints warnings and worse only: each character
+	 * it prints is an exit to the VMM.
+	 */
+	static char cmd[512] = "console=ttyAMA0 panic=-1 loglevel=5";
 	char *argv[32] = { "/usr/bin/mem-model-vmm" };
 	int argc = 1, rc, fds[2];
 	pid_t oracle = -1, vmm;

@@ -23,6 +23,9 @@
  *   mem-model-oracle: result PASS|FAIL checks=C mismatches=M get-disagreements=D
  *
  * with the figures of the stress. "--exec-check" is for the exec case.
+ * Last, on every CPU, no write to ACTLR_EL1 or ACTLR_EL2, by anyone, may
+ * have tried to change another bit than TSO (the emulated CPU counts
+ * them): only the TSO bit is anyone's to change, a guest's above all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -821,6 +824,27 @@ static void run_stress(struct figures *total, int seconds)
 	free(w);
 }
 
+/* Case: no ACTLR write on any CPU tried to change another bit than TSO. */
+static void case_other_bits(struct figures *f)
+{
+	for (int i = 0; i < ncpus; i++) {
+		uint64_t n;
+
+		if (pin(cpus[i])) {
+			f->errors++;
+			continue;
+		}
+		n = apple_actlr_other_writes();
+		f->checks++;
+		if (n) {
+			f->mismatches++;
+			say("  CPU%d: %llu ACTLR write(s) tried to change another bit than TSO",
+			    cpus[i], (unsigned long long)n);
+		}
+	}
+	pin(-1);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const names[] = {
@@ -907,6 +931,9 @@ int main(int argc, char **argv)
 
 	run_stress(&stress, seconds);
 	report_case(++n, "stress", &stress, NULL);
+	memset(&f, 0, sizeof(f));
+	case_other_bits(&f);
+	report_case(++n, "other-actlr-bits", &f, NULL);
 	if (stress.checks < min_checks) {
 		say("  stress: %ld checks, fewer than the %ld required",
 		    stress.checks, min_checks);

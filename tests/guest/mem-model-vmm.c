@@ -6,7 +6,8 @@
  * guest (a KVM host at EL2 under QEMU's TCG).
  *
  *   mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]
- *                 [--vcpu-threads-tso] IMAGE INITRD
+ *                 [--mem-model tso|tso-per-vcpu] [--vcpu-threads-tso]
+ *                 IMAGE INITRD
  *
  * The guest gets what an arm64 kernel needs to boot and talk: N vCPUs
  * (default 2) with PSCI 0.2, an in-kernel GICv3, the architected timer,
@@ -16,6 +17,11 @@
  * and the programs' never share one. Each UART's output is printed line
  * by line, each line prefixed with "guest: ". The device tree is written
  * here.
+ *
+ * --mem-model: the VM's memory model (KVM_CAP_ARM_MEM_MODEL): tso, the
+ * whole VM runs TSO; tso-per-vcpu, the guest switches TSO per vCPU. The
+ * VMM asks KVM_CHECK_EXTENSION first, and refuses to start a VM that the
+ * host cannot give the model. Without it, the VM did not opt in.
  *
  * --vcpu-threads-tso: the vCPU threads ask the host kernel for TSO
  * (PR_SET_MEM_MODEL) before they first run, as the threads of any host
@@ -66,6 +72,14 @@ static int ncpus = 2;
 static unsigned long mem_mib = 192;
 static const char *cmdline = "console=ttyAMA0";
 static int vcpu_threads_tso;
+static const char *mem_model;
+
+#ifndef KVM_CAP_ARM_MEM_MODEL
+#define KVM_CAP_ARM_MEM_MODEL		252
+#define KVM_ARM_MEM_MODEL_TSO		(1ULL << 0)
+#define KVM_ARM_MEM_MODEL_TSO_PER_VCPU	(1ULL << 1)
+#endif
+
 
 static void die(const char *fmt, ...)
 {
@@ -84,6 +98,30 @@ static void xioctl(int fd, unsigned long req, void *arg, const char *what)
 {
 	if (ioctl(fd, req, arg) < 0)
 		die("%s: %s", what, strerror(errno));
+}
+
+/* The VM's memory model, before any vCPU exists. */
+static void set_mem_model(int kvm_fd)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_ARM_MEM_MODEL };
+	int offered;
+
+	if (!strcmp(mem_model, "tso"))
+		cap.args[0] = KVM_ARM_MEM_MODEL_TSO;
+	else if (!strcmp(mem_model, "tso-per-vcpu"))
+		cap.args[0] = KVM_ARM_MEM_MODEL_TSO_PER_VCPU;
+	else
+		die("--mem-model takes tso or tso-per-vcpu, not '%s'", mem_model);
+	offered = ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_MEM_MODEL);
+	if (offered < 0)
+		offered = 0;
+	if (!(offered & cap.args[0]))
+		die("--mem-model %s: this host cannot give it (KVM_CHECK_EXTENSION(KVM_CAP_ARM_MEM_MODEL) = %#x)",
+		    mem_model, offered);
+	if (ioctl(vm_fd, KVM_ENABLE_CAP, &cap))
+		die("--mem-model %s: KVM_ENABLE_CAP(KVM_CAP_ARM_MEM_MODEL): %s",
+		    mem_model, strerror(errno));
+	printf(TAG "memory model %s (KVM offers %#x)\n", mem_model, offered);
 }
 
 /* ---- The flattened device tree ---------------------------------------- */
@@ -490,7 +528,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]\n"
-		"                     [--vcpu-threads-tso] IMAGE INITRD\n");
+		"                     [--mem-model tso|tso-per-vcpu] [--vcpu-threads-tso]\n"
+		"                     IMAGE INITRD\n");
 	exit(2);
 }
 
@@ -528,6 +567,8 @@ int main(int argc, char **argv)
 				    argv[i + 1]);
 		} else if (!strcmp(argv[i], "--cmdline")) {
 			cmdline = argv[i + 1];
+		} else if (!strcmp(argv[i], "--mem-model")) {
+			mem_model = argv[i + 1];
 		} else {
 			usage();
 		}
@@ -560,6 +601,8 @@ int main(int argc, char **argv)
 	if (vm_fd < 0)
 		die("KVM_CREATE_VM: %s", strerror(errno));
 	run_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (mem_model)
+		set_mem_model(kvm_fd);
 
 	ram = mmap(NULL, ram_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -46,6 +46,18 @@ static inline uint64_t apple_actlr_writes(void)
 	return v;
 }
 
+/*
+ * This vCPU's ACTLR_EL1 and ACTLR_EL2 writes, by anyone, that would have
+ * changed another implementation defined bit than TSO.
+ */
+static inline uint64_t apple_actlr_other_writes(void)
+{
+	uint64_t v;
+
+	asm volatile("mrs %0, S3_3_C15_C15_3" : "=r" (v));
+	return v;
+}
+
 static sigjmp_buf apple_regs_trap;
 
 static inline void apple_regs_on_sigill(int sig)
