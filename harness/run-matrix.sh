@@ -21,40 +21,12 @@ for b in ${ONLY_BASES:-$BASES}; do
 	res=$(base_build "$b")/results
 	stage "matrix on $b ($used): $(echo $cells | wc -w) cell(s)"
 	rm -f "$res"/*.row
-	# Two cells at a time: most of a cell's time is a boot on one host
-	# thread, or an oracle stress that runs for a fixed time. The cells
-	# whose figures a second QEMU would cut, the VM cells (a nested
-	# guest's boot and stress) and the -singlestep ones, run alone.
-	fails=$res/.failed
-	: >"$fails"
-	pending=
-	for c in $cells; do
-		if matrix_lines | awk -v c="$c" '$1 == c && ($6 ~ /(^|,)vm:/ || / -singlestep/) { f = 1 } END { exit !f }'; then
-			msg "    $b $c: booting (alone)"
-			BASE=$b sh "$TOP/harness/run-cell.sh" "$c" || echo "$b/$c" >>"$fails"
-			continue
-		fi
-		if [ -z "$pending" ]; then
-			pending=$c
-			continue
-		fi
-		msg "    $b $pending, $c: booting"
-		for p in "$pending" "$c"; do
-			BASE=$b sh "$TOP/harness/run-cell.sh" "$p" || echo "$b/$p" >>"$fails" &
-		done
-		wait
-		pending=
-	done
-	if [ -n "$pending" ]; then
-		msg "    $b $pending: booting"
-		BASE=$b sh "$TOP/harness/run-cell.sh" "$pending" || echo "$b/$pending" >>"$fails"
-	fi
-	for f in $(cat "$fails"); do
-		failed="$failed $f"
-	done
-	rm -f "$fails"
 	# A VM cell's nested guest has a row of its own, CELL:guest, after
 	# the cell's.
+	for c in $cells; do
+		msg "    $b $c: booting"
+		BASE=$b sh "$TOP/harness/run-cell.sh" "$c" || failed="$failed $b/$c"
+	done
 	for c in $cells; do
 		printf '%s\t' "$b"
 		cat "$res/$c.row" 2>/dev/null ||
