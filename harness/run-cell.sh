@@ -58,6 +58,24 @@ if [ -n "$otok" ]; then
 	cmdline="$cmdline mm_oracle=$oracle mm_oracle_min=$omin"
 fi
 
+# add_kernel CPIO DIR IMAGE INITRD: write build/results/CELL.initrd,
+# CPIO with /DIR/Image and /DIR/initramfs.cpio added (a kernel for the
+# guest to start, and its initramfs), and print its path.
+add_kernel() {
+	a_stash=$RESULTS/$cell.$2
+	rm -rf "$a_stash"
+	mkdir -p "$a_stash/$2"
+	cp "$3" "$a_stash/$2/Image"
+	cp "$4" "$a_stash/$2/initramfs.cpio"
+	{
+		cat "$1"
+		(cd "$a_stash" && find "$2" | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet)
+	} >"$RESULTS/$cell.initrd"
+	rm -rf "$a_stash"
+	echo "$RESULTS/$cell.initrd"
+}
+
 # "kexec:VARIANT" is the harness' kexec test (tests/guest/mem-model-kexec.c):
 # the cell boots the small guest with kernel variant VARIANT added, and
 # the guest kexecs into it from a TSO thread.
@@ -67,18 +85,7 @@ if [ -n "$kexec" ]; then
 	small=$(dirname "$(guest_initramfs arm64)")/kexec.cpio
 	[ -f "$target" ] || die "cell $cell: no kernel image $target"
 	[ -f "$small" ] || die "cell $cell: no $small: run harness/build-guest.sh"
-	stash=$RESULTS/$cell.kexec
-	rm -rf "$stash"
-	mkdir -p "$stash/kexec"
-	cp "$target" "$stash/kexec/Image"
-	cp "$small" "$stash/kexec/initramfs.cpio"
-	initrd=$RESULTS/$cell.initrd
-	{
-		cat "$small"
-		(cd "$stash" && find kexec | LC_ALL=C sort |
-			cpio -o -H newc --owner=0:0 --quiet)
-	} >"$initrd"
-	rm -rf "$stash"
+	initrd=$(add_kernel "$small" kexec "$target" "$small")
 	cmdline="$cmdline mm_kexec=go"
 fi
 
@@ -101,18 +108,7 @@ if [ -n "$vm" ]; then
 	[ -n "$vwant" ] || die "cell $cell: no row '$vexpect' in tests/expect.tsv"
 	vcpio=$(dirname "$(guest_initramfs arm64)")/vm.cpio
 	[ -f "$vcpio" ] || die "cell $cell: no $vcpio: run harness/build-guest.sh"
-	stash=$RESULTS/$cell.vm
-	rm -rf "$stash"
-	mkdir -p "$stash/vm"
-	cp "$image" "$stash/vm/Image"
-	cp "$vcpio" "$stash/vm/initramfs.cpio"
-	initrd=$RESULTS/$cell.initrd
-	{
-		cat "$(guest_initramfs arm64)"
-		(cd "$stash" && find vm | LC_ALL=C sort |
-			cpio -o -H newc --owner=0:0 --quiet)
-	} >"$initrd"
-	rm -rf "$stash"
+	initrd=$(add_kernel "$(guest_initramfs arm64)" vm "$image" "$vcpio")
 	cmdline="$cmdline mm_vm=$vflags${vtests:+ mm_vm_tests=$vtests}"
 	# The nested guest's stress runs VM_ORACLE_SECONDS (5), whatever
 	# ORACLE_SECONDS says, so that its fewest checks hold.
