@@ -80,12 +80,13 @@ build() {
 
 	# The kselftest collections this architecture's cells name.
 	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
-	# "oracle" and "kexec:VARIANT" are the harness' own tests.
+	# "oracle", "kexec:VARIANT", "vm:OPTIN" and "param:P" are the
+	# harness' own.
 	targets=
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:* | kexec:* | vm:*) ;;
+		oracle | oracle:* | kexec:* | vm:* | param:*) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -136,6 +137,12 @@ build() {
 		*) cp "$guest/$p" "$root/usr/bin/" ;;
 		esac
 	done
+	# A TSO VM's saved state, for the VMM to restore on a host that
+	# cannot give TSO (tests/vm.tsv).
+	if [ "$arch" = arm64 ]; then
+		mkdir -p "$root/usr/share/mem-model"
+		cp "$TOP/tests/guest/tso-vm.state" "$root/usr/share/mem-model/"
+	fi
 
 	# The kselftests are linked as upstream builds them, most of them
 	# dynamically: the guest gets their program interpreter and the

@@ -43,9 +43,13 @@ want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=
 # "oracle:MIN" is the harness' oracle test (tests/guest/mem-model-oracle.c):
 # its stress runs ORACLE_SECONDS (20) and must make MIN checks (100000,
 # or ORACLE_MIN_CHECKS).
-collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle\|^kexec:\|^vm:' | sed 's,/.*,,' |
+collections=$(echo "$tests" | tr , '\n' | grep -v '^oracle\|^kexec:\|^vm:\|^param:' | sed 's,/.*,,' |
 	sort -u | paste -sd, -)
 cmdline="console=$console panic=-1"
+# "param:NAME=VALUE" adds a kernel parameter (kvm-arm.mode=nvhe).
+for p in $(echo "$tests" | tr , '\n' | sed -n 's/^param://p'); do
+	cmdline="$cmdline $p"
+done
 [ -z "$collections" ] || cmdline="$cmdline mm_tests=$collections"
 oracle=
 otok=$(echo "$tests" | tr , '\n' | grep '^oracle' | head -n 1)
@@ -96,24 +100,37 @@ fi
 # oracle test; the host runs its oracle stress meanwhile if the cell asks
 # for "oracle".
 vm=$(echo "$tests" | tr , '\n' | sed -n 's/^vm://p' | head -n 1)
+vguest=
+vbefore=
 if [ -n "$vm" ]; then
 	vline=$(sed -e 's/#.*//' "$TOP/tests/vm.tsv" | awk -v o="$vm" '$1 == o')
 	[ -n "$vline" ] || die "cell $cell: no opt-in '$vm' in tests/vm.tsv"
 	# shellcheck disable=SC2086
 	set -- $vline
-	vflags=$2 vexpect=$3 vmode=$4 vchecks=$5 vtests=${6:--}
+	vflags=$2 vexpect=$3 vmode=$4 vchecks=$5 vtests=${6:--} vbefore=${7:--}
 	[ "$vtests" != - ] || vtests=
-	vwant=$(awk -v r="$vexpect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
-		"$TOP/tests/expect.tsv")
-	[ -n "$vwant" ] || die "cell $cell: no row '$vexpect' in tests/expect.tsv"
+	[ "$vbefore" != - ] || vbefore=
+	[ "$vflags" = none ] || vguest=yes
+	if [ -n "$vguest" ]; then
+		vwant=$(awk -v r="$vexpect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
+			"$TOP/tests/expect.tsv")
+		[ -n "$vwant" ] || die "cell $cell: no row '$vexpect' in tests/expect.tsv"
+	fi
 	vcpio=$(dirname "$(guest_initramfs arm64)")/vm.cpio
 	[ -f "$vcpio" ] || die "cell $cell: no $vcpio: run harness/build-guest.sh"
 	initrd=$(add_kernel "$(guest_initramfs arm64)" vm "$image" "$vcpio")
 	cmdline="$cmdline mm_vm=$vflags${vtests:+ mm_vm_tests=$vtests}"
+	# The VMM's runs before the guest, without their ok:/refused:.
+	if [ -n "$vbefore" ]; then
+		runs=$(echo "$vbefore" | tr , '\n' | sed 's/^[a-z]*://' | paste -sd, -)
+		cmdline="$cmdline mm_vm_before=$runs"
+	fi
 	# The nested guest's stress runs VM_ORACLE_SECONDS (5), whatever
 	# ORACLE_SECONDS says, so that its fewest checks hold.
-	cmdline="$cmdline mm_vm_oracle=${VM_ORACLE_SECONDS:-5} mm_vm_oracle_min=$vchecks"
-	[ "$vmode" = - ] || cmdline="$cmdline mm_vm_oracle_mode=$vmode"
+	if [ -n "$vguest" ]; then
+		cmdline="$cmdline mm_vm_oracle=${VM_ORACLE_SECONDS:-5} mm_vm_oracle_min=$vchecks"
+		[ "$vmode" = - ] || cmdline="$cmdline mm_vm_oracle_mode=$vmode"
+	fi
 fi
 
 log=$RESULTS/$cell.log
@@ -247,7 +264,7 @@ COUNTS=${COUNTS:-$TOP/tests/counts.tsv}
 # The nested guest first: its figures go to a row of its own.
 fail=
 gfail=
-if [ -n "$vm" ]; then
+if [ -n "$vguest" ]; then
 	glog=$RESULTS/$cell.guest.log
 	sed -n 's/^guest: //p' "$log" >"$glog"
 	judge "$glog" "$RESULTS/$cell.guest.ktap" "$vwant" "${COUNTS_CELL:-$cell}:guest" \
@@ -269,6 +286,28 @@ judge "$log" "$ktap" "$want" "${COUNTS_CELL:-$cell}" "$collections" "$oracle" "$
 for w in $gfail; do
 	fail="$fail guest:$w"
 done
+
+# The VMM's runs before the guest, in order: "ok:FLAGS" must exit 0,
+# "refused:FLAGS" must exit 1 with a message that says what was refused.
+# Each prints "mem-model-harness: vmm run FLAGS exit RC".
+vfig=
+if [ -n "$vbefore" ]; then
+	got_runs=$(awk '
+		/^mem-model-vmm: .*refused/ { why = 1 }
+		/^mem-model-harness: vmm run / { print $NF (why ? "+why" : ""); why = 0 }' "$log" |
+		paste -sd' ' -)
+	n=0
+	for r in $(echo "$vbefore" | tr , ' '); do
+		n=$((n + 1))
+		# shellcheck disable=SC2086
+		g=$(echo $got_runs | cut -d' ' -f$n)
+		case ${r%%:*}/$g in
+		ok/0 | refused/1+why) vfig="$vfig ${r%%:*}" ;;
+		*) vfig="$vfig ${r%%:*}?${g:-none}" fail="$fail vmm-run-$n" ;;
+		esac
+	done
+	vfig=" (VMM runs:$vfig)"
+fi
 
 # The kexec test's last line: "result PASS|FAIL <what>", printed by the
 # kernel kexec'd into, or by the first if it could not kexec.
@@ -298,6 +337,7 @@ if [ -n "$fail" ]; then
 		head -n 15 | sed 's/^/      /'
 	[ -z "$kexec" ] || grep -a '^mem-model-kexec: ' "$log" |
 		head -n 15 | sed 's/^/      /'
+	[ -z "$vbefore" ] || printf '      VMM runs wanted: %s\n      got:%s\n' "$vbefore" "$vfig"
 	if [ -n "$gfail" ]; then
 		[ -z "$gshow" ] || printf '%s\n' "$gshow"
 		grep -a '^guest: mem-model-oracle: .*\(not ok\|mismatch\|disagree\|FAIL\)\|^mem-model-vmm: ' "$log" |
@@ -307,4 +347,4 @@ if [ -n "$fail" ]; then
 	tail -n 25 "$log" | sed 's/^/      | /'
 	exit 1
 fi
-msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}$kfig${gmsg:-}"
+msg "    $cell: PASS in ${secs}s${oracle:+ (oracle checks/mismatches/get-disagreements: $ofig)}$kfig$vfig${gmsg:-}"

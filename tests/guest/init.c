@@ -17,6 +17,9 @@
  * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min and
  * mm_vm_oracle_mode as its mm_tests, mm_oracle, mm_oracle_min and
  * mm_oracle_mode. The guest's console lines start with "guest: ".
+ * mm_vm_before=RUNS runs the VMM before that, once for each of RUNS
+ * (',' between runs, '+' for a space), and prints each run's exit
+ * status; mm_vm=none boots no guest after them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,44 @@ static void guest_param(char *cmd, size_t size, const char *name,
 		snprintf(cmd + n, size - n, " %s=%s", name, val);
 }
 
+/* Split FLAGS ('+' for a space) into ARGV after ARGC, up to MAX. */
+static int vmm_args(char *flags, char **argv, int argc, int max)
+{
+	char *save, *tok;
+
+	for (tok = strtok_r(flags, "+", &save); tok && argc < max;
+	     tok = strtok_r(NULL, "+", &save))
+		if (strcmp(tok, "default"))
+			argv[argc++] = tok;
+	return argc;
+}
+
+/*
+ * The VM cells' runs of the VMM before the guest (save, restore, the
+ * opt-ins a host must refuse): each with the guest's Image and
+ * initramfs, its output passed through; the harness judges the exit
+ * status.
+ */
+static void run_vmm_before(char *runs)
+{
+	char *save, *run_flags;
+
+	for (run_flags = strtok_r(runs, ",", &save); run_flags;
+	     run_flags = strtok_r(NULL, ",", &save)) {
+		char *argv[32] = { "/usr/bin/mem-model-vmm" };
+		char shown[256];
+		int argc, rc;
+
+		snprintf(shown, sizeof(shown), "%s", run_flags);
+		argc = vmm_args(run_flags, argv, 1, 28);
+		argv[argc++] = "/vm/Image";
+		argv[argc++] = "/vm/initramfs.cpio";
+		argv[argc] = NULL;
+		rc = run(argv);
+		printf("mem-model-harness: vmm run %s exit %d\n", shown, rc);
+	}
+}
+
 /*
  * The VM cells: boot the guest with the VMM, FLAGS its options ('+' for
  * a space). The VMM's output passes through here, line by line: once the
@@ -100,15 +141,12 @@ static void run_vm(char *flags, const char *oracle_min)
 	pid_t oracle = -1, vmm;
 	char line[1024];
 	FILE *out;
-	char *tok;
 
 	guest_param(cmd, sizeof(cmd), "mm_tests", "mm_vm_tests");
 	guest_param(cmd, sizeof(cmd), "mm_oracle", "mm_vm_oracle");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_min", "mm_vm_oracle_min");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_mode", "mm_vm_oracle_mode");
-	for (tok = strtok(flags, "+"); tok && argc < 26; tok = strtok(NULL, "+"))
-		if (strcmp(tok, "default"))
-			argv[argc++] = tok;
+	argc = vmm_args(flags, argv, argc, 26);
 	argv[argc++] = "--cmdline";
 	argv[argc++] = cmd;
 	argv[argc++] = "/vm/Image";
@@ -167,6 +205,7 @@ int main(void)
 	char *kexec = getenv("mm_kexec");
 	char *mode = getenv("mm_oracle_mode");
 	char *vm = getenv("mm_vm");
+	char *vm_before = getenv("mm_vm_before");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2, fd;
 	char *tok;
@@ -203,9 +242,11 @@ int main(void)
 
 	printf("mem-model-harness: start\n");
 	run((char *[]){ "/usr/bin/mem-model-probe", NULL });
-	if (vm)
+	if (vm_before)
+		run_vmm_before(vm_before);
+	if (vm && strcmp(vm, "none"))
 		run_vm(vm, oracle ? (oracle_min ? oracle_min : "100000") : NULL);
-	else if (oracle)
+	else if (oracle && !vm)
 		run((char *[]){ "/usr/bin/mem-model-oracle", oracle,
 				oracle_min ? oracle_min : "100000", mode, NULL });
 	if (bench)

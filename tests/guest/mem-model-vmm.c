@@ -6,7 +6,8 @@
  * guest (a KVM host at EL2 under QEMU's TCG).
  *
  *   mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]
- *                 [--mem-model tso|tso-per-vcpu] [--vcpu-threads-tso]
+ *                 [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]
+ *                 [--save FILE | --restore FILE] [--no-run]
  *                 IMAGE INITRD
  *
  * The guest gets what an arm64 kernel needs to boot and talk: N vCPUs
@@ -19,9 +20,22 @@
  * here.
  *
  * --mem-model: the VM's memory model (KVM_CAP_ARM_MEM_MODEL): tso, the
- * whole VM runs TSO; tso-per-vcpu, the guest switches TSO per vCPU. The
- * VMM asks KVM_CHECK_EXTENSION first, and refuses to start a VM that the
- * host cannot give the model. Without it, the VM did not opt in.
+ * whole VM runs TSO; tso-per-vcpu, the guest switches TSO per vCPU;
+ * none (the default), the VM does not opt in. A VM that the host cannot
+ * give its model does not start: the message gives what
+ * KVM_CHECK_EXTENSION offered and why KVM_ENABLE_CAP failed.
+ *
+ * --save FILE: create the VM, ready to boot, write its state to FILE and
+ * exit without running it. The state is what a VMM must carry to another
+ * host for this VM: its memory model, its vCPU count and every register
+ * of every vCPU that KVM_GET_REG_LIST names; the memory is the Image and
+ * the initramfs, loaded again. --restore FILE creates the VM from FILE
+ * instead: the model first, then the vCPUs and every saved register
+ * (KVM_SET_ONE_REG). A host or a VM that cannot give the saved model
+ * refuses it there, and the VMM stops with the reason. --mem-model with
+ * --restore replaces the saved model, as a VMM that loses it would.
+ * --no-run creates the VM (restored or not) and exits 0 without running
+ * it.
  *
  * --vcpu-threads-tso: the vCPU threads ask the host kernel for TSO
  * (PR_SET_MEM_MODEL) before they first run, as the threads of any host
@@ -73,6 +87,8 @@ static unsigned long mem_mib = 192;
 static const char *cmdline = "console=ttyAMA0";
 static int vcpu_threads_tso;
 static const char *mem_model;
+static const char *save_file, *restore_file;
+static int no_run;
 
 #ifndef KVM_CAP_ARM_MEM_MODEL
 #define KVM_CAP_ARM_MEM_MODEL		252
@@ -100,27 +116,37 @@ static void xioctl(int fd, unsigned long req, void *arg, const char *what)
 		die("%s: %s", what, strerror(errno));
 }
 
-/* The VM's memory model, before any vCPU exists. */
+/*
+ * The VM's memory model, before any vCPU exists. KVM_ENABLE_CAP is asked
+ * even where KVM_CHECK_EXTENSION does not offer the model: the refusal
+ * is KVM's to give, and its reason goes into the message.
+ */
 static void set_mem_model(int kvm_fd)
 {
 	struct kvm_enable_cap cap = { .cap = KVM_CAP_ARM_MEM_MODEL };
-	int offered;
+	int offered, err = 0;
 
+	if (!strcmp(mem_model, "none"))
+		return;
 	if (!strcmp(mem_model, "tso"))
 		cap.args[0] = KVM_ARM_MEM_MODEL_TSO;
 	else if (!strcmp(mem_model, "tso-per-vcpu"))
 		cap.args[0] = KVM_ARM_MEM_MODEL_TSO_PER_VCPU;
 	else
-		die("--mem-model takes tso or tso-per-vcpu, not '%s'", mem_model);
+		die("--mem-model takes none, tso or tso-per-vcpu, not '%s'",
+		    mem_model);
 	offered = ioctl(kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_MEM_MODEL);
 	if (offered < 0)
 		offered = 0;
-	if (!(offered & cap.args[0]))
-		die("--mem-model %s: this host cannot give it (KVM_CHECK_EXTENSION(KVM_CAP_ARM_MEM_MODEL) = %#x)",
-		    mem_model, offered);
 	if (ioctl(vm_fd, KVM_ENABLE_CAP, &cap))
-		die("--mem-model %s: KVM_ENABLE_CAP(KVM_CAP_ARM_MEM_MODEL): %s",
-		    mem_model, strerror(errno));
+		err = errno;
+	if (err)
+		die("memory model %s%s%s refused: KVM_ENABLE_CAP(KVM_CAP_ARM_MEM_MODEL): %s (KVM_CHECK_EXTENSION offers %#x)",
+		    mem_model, restore_file ? " saved in " : "",
+		    restore_file ? restore_file : "", strerror(err), offered);
+	if (!(offered & cap.args[0]))
+		die("KVM_ENABLE_CAP took memory model %s, which KVM_CHECK_EXTENSION does not offer (%#x)",
+		    mem_model, offered);
 	printf(TAG "memory model %s (KVM offers %#x)\n", mem_model, offered);
 }
 
@@ -497,6 +523,131 @@ static void create_vcpu(struct vcpu *v, int id, int kvm_fd)
 	(void)kvm_fd;
 }
 
+/* ---- Saving and restoring ------------------------------------------- */
+
+/*
+ * The state file, a line each: "mem-model-vmm-state 1", "mem-model
+ * MODEL", "cpus N", then "reg VCPU ID BYTES" for each register, BYTES its
+ * value in hex, in memory order. Lines after the first three that start
+ * with '#' are comments.
+ */
+#define ACTLR_EL1_ID	ARM64_SYS_REG(3, 0, 1, 0, 1)
+#define STATE_MAGIC	"mem-model-vmm-state 1"
+
+static void save_state(const char *path)
+{
+	struct kvm_reg_list probe = { .n = 0 }, *list;
+	uint8_t val[256];
+	FILE *f = fopen(path, "w");
+	int n = 0;
+
+	if (!f)
+		die("--save %s: %s", path, strerror(errno));
+	fprintf(f, STATE_MAGIC "\nmem-model %s\ncpus %d\n",
+		mem_model ? mem_model : "none", ncpus);
+	for (int c = 0; c < ncpus; c++) {
+		probe.n = 0;
+		if (!ioctl(vcpus[c].fd, KVM_GET_REG_LIST, &probe) ||
+		    errno != E2BIG)
+			die("KVM_GET_REG_LIST: %s", strerror(errno));
+		list = calloc(1, sizeof(*list) + probe.n * sizeof(uint64_t));
+		if (!list)
+			die("out of memory");
+		list->n = probe.n;
+		xioctl(vcpus[c].fd, KVM_GET_REG_LIST, list, "KVM_GET_REG_LIST");
+		for (uint64_t i = 0; i < list->n; i++) {
+			uint64_t id = list->reg[i];
+			size_t size = 1UL << ((id & KVM_REG_SIZE_MASK) >>
+					      KVM_REG_SIZE_SHIFT);
+			struct kvm_one_reg reg = { .id = id,
+						   .addr = (uintptr_t)val };
+
+			if (size > sizeof(val))
+				die("vCPU %d: register %#llx is %zu bytes", c,
+				    (unsigned long long)id, size);
+			xioctl(vcpus[c].fd, KVM_GET_ONE_REG, &reg,
+			       "KVM_GET_ONE_REG");
+			fprintf(f, "reg %d %#llx ", c, (unsigned long long)id);
+			for (size_t b = 0; b < size; b++)
+				fprintf(f, "%02x", val[b]);
+			fputc('\n', f);
+			n++;
+		}
+		free(list);
+	}
+	if (fclose(f))
+		die("--save %s: %s", path, strerror(errno));
+	printf(TAG "saved memory model %s, %d vCPUs, %d registers to %s\n",
+	       mem_model ? mem_model : "none", ncpus, n, path);
+}
+
+/* The first pass: the model (unless --mem-model replaced it), the vCPUs. */
+static FILE *restore_header(const char *path)
+{
+	static char model[32];
+	char line[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die("--restore %s: %s", path, strerror(errno));
+	if (!fgets(line, sizeof(line), f) || strcmp(line, STATE_MAGIC "\n"))
+		die("--restore %s: not a state file of this VMM", path);
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "mem-model %31s", model) != 1 ||
+	    !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "cpus %d", &ncpus) != 1 || ncpus < 1 ||
+	    ncpus > MAX_CPUS)
+		die("--restore %s: no 'mem-model' and 'cpus' lines", path);
+	if (mem_model && strcmp(mem_model, model))
+		printf(TAG "--restore %s: memory model %s replaces the saved %s\n",
+		       path, mem_model, model);
+	else
+		mem_model = model;
+	return f;
+}
+
+/* The second pass: every register, once the vCPUs exist. */
+static void restore_regs(FILE *f, const char *path)
+{
+	char line[1200], hex[1100];
+	uint8_t val[256];
+	unsigned long long id;
+	int c, n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		struct kvm_one_reg reg = { .addr = (uintptr_t)val };
+		size_t size, len;
+
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "reg %d %llx %1099s", &c, &id, hex) != 3 ||
+		    c < 0 || c >= ncpus)
+			die("--restore %s: bad line '%.60s'", path, line);
+		size = 1UL << ((id & KVM_REG_SIZE_MASK) >> KVM_REG_SIZE_SHIFT);
+		len = strlen(hex);
+		if (size > sizeof(val) || len != 2 * size)
+			die("--restore %s: register %#llx: %zu hex digits for %zu bytes",
+			    path, id, len, size);
+		for (size_t b = 0; b < size; b++)
+			sscanf(hex + 2 * b, "%2hhx", &val[b]);
+		reg.id = id;
+		if (ioctl(vcpus[c].fd, KVM_SET_ONE_REG, &reg)) {
+			uint64_t v;
+
+			if (id != ACTLR_EL1_ID)
+				die("--restore %s refused: vCPU %d: KVM_SET_ONE_REG(register %#llx, bytes %s): %s",
+				    path, c, id, hex, strerror(errno));
+			memcpy(&v, val, sizeof(v));
+			die("--restore %s refused: vCPU %d: KVM_SET_ONE_REG(ACTLR_EL1 = %#llx): %s: this VM cannot give the memory model of the saved ACTLR_EL1",
+			    path, c, (unsigned long long)v, strerror(errno));
+		}
+		n++;
+	}
+	fclose(f);
+	printf(TAG "restored memory model %s, %d vCPUs, %d registers from %s\n",
+	       mem_model, ncpus, n, path);
+}
+
 /* ---- Loading --------------------------------------------------------- */
 
 static void *read_file(const char *path, size_t *size)
@@ -528,7 +679,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]\n"
-		"                     [--mem-model tso|tso-per-vcpu] [--vcpu-threads-tso]\n"
+		"                     [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]\n"
+		"                     [--save FILE | --restore FILE] [--no-run]\n"
 		"                     IMAGE INITRD\n");
 	exit(2);
 }
@@ -543,13 +695,15 @@ int main(int argc, char **argv)
 	size_t kernel_len, initrd_len;
 	const uint8_t *image;
 	const void *initrd_data;
+	FILE *state = NULL;
 	uint8_t *ram;
 	int kvm_fd, i;
 	char *end;
 
 	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		if (!strcmp(argv[i], "--vcpu-threads-tso")) {
-			vcpu_threads_tso = 1;
+		if (!strcmp(argv[i], "--vcpu-threads-tso") ||
+		    !strcmp(argv[i], "--no-run")) {
+			*(argv[i][2] == 'v' ? &vcpu_threads_tso : &no_run) = 1;
 			i--;
 			continue;
 		}
@@ -569,12 +723,18 @@ int main(int argc, char **argv)
 			cmdline = argv[i + 1];
 		} else if (!strcmp(argv[i], "--mem-model")) {
 			mem_model = argv[i + 1];
+		} else if (!strcmp(argv[i], "--save")) {
+			save_file = argv[i + 1];
+		} else if (!strcmp(argv[i], "--restore")) {
+			restore_file = argv[i + 1];
 		} else {
 			usage();
 		}
 	}
-	if (argc - i != 2)
+	if (argc - i != 2 || (save_file && restore_file))
 		usage();
+	if (restore_file)
+		state = restore_header(restore_file);
 
 	image = read_file(argv[i], &kernel_len);
 	initrd_data = read_file(argv[i + 1], &initrd_len);
@@ -635,6 +795,16 @@ int main(int argc, char **argv)
 	/* The boot protocol: x0 the device tree, x1 to x3 zero. */
 	set_reg(vcpus[0].fd, CORE_REG(regs.pc), kernel, "the boot vCPU's PC");
 	set_reg(vcpus[0].fd, CORE_REG(regs.regs[0]), dtb, "the boot vCPU's x0");
+	if (state)
+		restore_regs(state, restore_file);
+	if (save_file) {
+		save_state(save_file);
+		return 0;
+	}
+	if (no_run) {
+		printf(TAG "the VM is ready; --no-run: not running it\n");
+		return 0;
+	}
 
 	printf(TAG "%d vCPUs, %lu MiB, kernel at 0x%llx, initramfs at 0x%llx (%zu bytes)\n",
 	       ncpus, mem_mib, (unsigned long long)kernel,
