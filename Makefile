@@ -11,7 +11,8 @@ EACH = sh $(H)/each-base.sh
 
 .PHONY: all check deps base tree trees export kernels guest qemu matrix \
 	oracle-test harness-selftest defects-selftest check-commits bench \
-	bench-smoke base-kernel bench-base-kernel bench-series-kernel bench-kernels check-patches check-warnings \
+	bench-smoke base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
+	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
 	clean
 
@@ -72,16 +73,33 @@ defects-selftest: kernels guest qemu
 # reads and writes ACTLR_EL1 on every switch, in instructions (SPEC section
 # 9), at -O2 and -Os. BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare
 # any two arm64 kernel images.
-bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels)
+bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels bench-vm-kernels)
 	@sh $(H)/run-bench.sh
+	@$(if $(BASE_IMAGE)$(SERIES_IMAGE),true,$(VM_BENCH))
+
+# The vCPU exits of a KVM host (tests/bench-vm.txt): the series' 'kvm-on'
+# kernel against the same with the KVM series (kvm/).
+ARM64_IMAGE := arch/arm64/boot/Image
+VM_BENCH = BENCH=tests/bench-vm.txt REFERENCE=- CC_LABEL=O2 \
+	BASE_IMAGE=build/kernel/kvm-on/$(ARM64_IMAGE) \
+	SERIES_IMAGE=build/kvm/kernel/kvm-on/$(ARM64_IMAGE) \
+	OUTPUT=build/results/bench-vm.tsv sh $(H)/run-bench.sh
+
+bench-vm-kernels: trees
+	@OUT=$(CURDIR)/build/kernel/kvm-on sh $(H)/build-kernel.sh kvm-on $(CURDIR)/build/linux
+	@sh $(H)/build-kernel.sh kvm-on
 
 # make check keeps the benchmark working: one round trip, base and series,
-# its own file.
+# its own file; and the vCPU exits on one KVM host, with the VM cells'
+# kernel as both base and series (it compares nothing).
 # It boots the 'debug' kernels that the other checks build anyway: it times
 # nothing, and two -O2 builds would add ten minutes to a cold make check.
 bench-smoke: guest qemu base-kernel kernels
 	@ROUNDS=1 LEVELS=debug REFERENCE=- OUTPUT=build/results/bench-smoke.tsv \
 		sh $(H)/run-bench.sh
+	@ROUNDS=1 BENCH=tests/bench-vm.txt CELLS=apple-vhe REFERENCE=- CC_LABEL=debug \
+		BASE_IMAGE=build/kvm/kernel/kvm/$(ARM64_IMAGE) SERIES_IMAGE=build/kvm/kernel/kvm/$(ARM64_IMAGE) \
+		OUTPUT=build/results/bench-smoke-vm.tsv sh $(H)/run-bench.sh
 
 # The base kernels of mainline that the checks compare with the series:
 # the regression guard's cells, sparse/W=1 ('debug'; its build also gives

@@ -80,13 +80,13 @@ build() {
 
 	# The kselftest collections this architecture's cells name.
 	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
-	# "oracle", "kexec:VARIANT", "vm:OPTIN" and "param:P" are the
-	# harness' own.
+	# "oracle", "kexec:VARIANT", "vm:OPTIN", "param:P" and "bases:B"
+	# are the harness' own.
 	targets=
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:* | kexec:* | vm:* | param:*) ;;
+		oracle | oracle:* | kexec:* | vm:* | param:* | bases:*) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -126,7 +126,7 @@ build() {
 	# registers: arm64 only.
 	# The VMM is built against the tree's UAPI headers.
 	progs="init mem-model-probe"
-	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-kexec mem-model-vmm"
+	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-vm-bench mem-model-kexec mem-model-vmm"
 	for p in $progs; do
 		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -pthread \
 			-isystem "$hdr/include" \

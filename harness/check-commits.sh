@@ -4,7 +4,7 @@
 # mainline "debug off x86", 6.12 "debug off"), incrementally and with
 # ccache, in a worktree of its own. A failure names the commit and the
 # variant. On the first base, then every commit of the KVM series
-# (series..kvm of build/kvm/linux) with the variants of KVM_VARIANTS.
+# (series..kvm of build/kvm/linux) with the variant of KVM_COMMIT_VARIANTS.
 . "$(dirname "$0")/lib.sh"
 
 variants=${*:-$BASE_COMMITS}
@@ -41,7 +41,7 @@ if [ "$BASE" = "$FIRST_BASE" ] && [ -z "$*" ] &&
 	kvm=$(git -C "$KVM_TREE" rev-list --count series..HEAD)
 fi
 commits=$(git -C "$TREE" rev-list --count base..HEAD)
-stage "every commit builds: $commits commit(s) x ($variants)${kvm:+, the KVM series' $kvm x ($KVM_VARIANTS)}"
+stage "every commit builds: $commits commit(s) x ($variants)${kvm:+, the KVM series' $kvm x ($KVM_COMMIT_VARIANTS)}"
 # A worktree of an earlier build/linux is gone with it: make a new one.
 if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$src"
@@ -58,6 +58,6 @@ built=0 reused=0
 # shellcheck disable=SC2086
 build_commits "$TREE" base..HEAD $variants
 # shellcheck disable=SC2086
-[ -z "$kvm" ] || build_commits "$KVM_TREE" series..HEAD $KVM_VARIANTS
+[ -z "$kvm" ] || build_commits "$KVM_TREE" series..HEAD $KVM_COMMIT_VARIANTS
 msg "    all commits build ($built built now, $reused recorded from earlier builds)"
 stage_end

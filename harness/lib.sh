@@ -84,7 +84,8 @@ matrix_lines() {
 # The VM cells (tests "vm:...") test the KVM series, which only the
 # posting (the first base) carries. The -singlestep cell runs there only
 # too: its boot alone takes a minute, and the context switch it steps
-# through is the same code in the backport.
+# through is the same code in the backport. A cell whose tests say
+# "bases:A+B" boots on those bases alone.
 base_cells() {
 	_b=${1:-$BASE}
 	_arches=$(bases_lines | awk -v b="$_b" '$1 == b { print $6 }' | tr , ' ')
@@ -92,6 +93,13 @@ base_cells() {
 	matrix_lines | while read -r _c _q _k _e _t _tests _rest; do
 		case ",$_tests, $_rest " in
 		*,vm:* | *" -singlestep "*) [ "$_b" = "$_first" ] || continue ;;
+		esac
+		# "bases:A+B": those bases alone.
+		case ",$_tests," in
+		*,bases:*)
+			echo ",$_tests," | sed 's/.*,bases:\([^,]*\),.*/+\1+/' |
+				grep -q "+$_b+" || continue
+			;;
 		esac
 		case " $_arches " in
 		*" $(variant_arch "${_k#base/}") "*) echo "$_c" ;;
@@ -117,9 +125,12 @@ record_tree_state() {
 # build/kvm/kernel/NAME: laid out as build/linux and build/kernel/NAME
 # are, so that the compiler sees the same relative paths and ccache
 # serves the builds of either tree, and the planted defects' tree.
+# 'kvm' is the VM cells' kernel, and the one the bisection builds each
+# KVM commit with; 'kvm-on' is the benchmark's.
 KVM_SERIES=$TOP/kvm
 KVM_TREE=$BUILD_TOP/kvm/linux
-KVM_VARIANTS=kvm
+KVM_VARIANTS="kvm kvm-on"
+KVM_COMMIT_VARIANTS=kvm
 
 kvm_patches_id() {
 	cat "$KVM_SERIES"/*.patch 2>/dev/null | git hash-object --stdin

@@ -8,8 +8,11 @@
 # OUTPUT). ROUNDS sets the ping-pong round trips (default 20000; the prctl
 # loops make 5 times as many calls). REFERENCE=- leaves the reference out.
 # BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare any two arm64 kernel
-# images instead (with REFERENCE_IMAGE=<Image>, a third). A report, not a
-# test: it fails only if a run gives no figures.
+# images instead (with REFERENCE_IMAGE=<Image>, a third). BENCH=<file>
+# takes the cells from another file (tests/bench-vm.txt: KVM hosts, whose
+# guest measures vCPU exits too). A report, not a test: it fails only if
+# a run gives no figures. CELLS="a b" runs those cells alone; CC_LABEL
+# names the given images' compiler level in the table.
 . "$(dirname "$0")/lib.sh"
 
 rounds=${ROUNDS:-20000}
@@ -47,7 +50,9 @@ done
 stage "benchmark: $(echo $kinds | sed 's/ /, /g') kernels, $rounds round trips, variants: $levels"
 raw=$RESULTS/bench-raw.tsv
 : >"$raw"
-sed -e 's/#.*//' "$TOP/tests/bench.txt" | awk 'NF' | while read -r cell qemu flags; do
+sed -e 's/#.*//' "${BENCH:-$TOP/tests/bench.txt}" | awk 'NF' | while read -r cell qemu params flags; do
+	case " ${CELLS:-$cell} " in *" $cell "*) ;; *) continue ;; esac
+	params=$(echo "$params" | sed 's/^-$//; s/+/ /g')
 	case $qemu in
 	*/*) qemu=$TOP/$qemu ;;
 	esac
@@ -59,7 +64,7 @@ sed -e 's/#.*//' "$TOP/tests/bench.txt" | awk 'NF' | while read -r cell qemu fla
 			timeout --foreground -k 5 900 "$qemu" $flags \
 				-icount shift=0,sleep=off -m 1024 -nographic -nic none \
 				-no-reboot -kernel "$(image "$k" "$l")" -initrd "$initrd" \
-				-append "console=ttyAMA0 panic=-1 mm_bench=$rounds" \
+				-append "console=ttyAMA0 panic=-1 mm_bench=$rounds${params:+ $params}" \
 				</dev/null >"$log" 2>&1 || true
 			tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 			grep -aq '^mem-model-bench: done' "$log" || {
@@ -92,15 +97,15 @@ done
 # kernel), and so must a switch between models, which writes the register
 # in both designs: at -O2, since at -Os that row moves by tens from run
 # to run (docs/benchmark.md gives its count from the disassembly).
-awk -F'\t' -v OFS='\t' '
+awk -F'\t' -v OFS='\t' -v cclabel="${CC_LABEL:-given}" '
 	{ key = $1 "\t" $2 "\t" $4
 	  if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
 	  v[key, $3] = $6; r[key, $3] = $7; w[key, $3] = $8; m[key, $3] = $9 }
-	function lv(l) { return l == "on" ? "O2" : l == "os" ? "Os" : l }
+	function lv(l) { return l == "on" ? "O2" : l == "os" ? "Os" : l == "given" ? cclabel : l }
 	END {
 		for (i = 1; i <= n; i++) {
 			split(order[i], a, "\t")
-			if (a[3] !~ /^switch-(default|tso)$/ || a[1] == "apple")
+			if (a[3] !~ /^switch-(default|tso)$/ || a[1] ~ /^apple/)
 				continue
 			sum[a[1], a[2]] += v[order[i], "series"] - v[order[i], "base"]
 			cnt[a[1], a[2]]++
@@ -116,13 +121,24 @@ awk -F'\t' -v OFS='\t' '
 			vsref = hasref ? sprintf("%+.1f", s - v[k, "reference"]) : "-"
 			rwref = hasref ? r[k, "reference"] "/" w[k, "reference"] : "-"
 			unit = wl ~ /^switch/ ? "switch" : wl == "sleep-wake" ? "sleep" : \
-			       wl == "tso-kworker" ? "kwork" : "call"
+			       wl == "tso-kworker" ? "kwork" : wl ~ /^vcpu-exit/ ? "exit" : "call"
 			target = "-"; met = "-"
-			if (wl ~ /^switch/ && cell != "apple") {
+			if (unit == "exit" && cell !~ /^apple/) {
+				target = "= base"
+				met = (s - b < 0.5 && s - b > -0.5) ? "yes" : "no"
+			} else if (unit == "exit") {
+				# One write at most on load and on put, and only
+				# where a model must change: none for a DEFAULT
+				# thread in a VM that did not opt in.
+				want = wl == "vcpu-exit-default" ? 0 : 2
+				target = want ? "<= 2 writes" : "0 reads, 0 writes"
+				met = (w[k, "series"] + 0 <= want && \
+				       (want || r[k, "series"] + 0 == 0)) ? "yes" : "no"
+			} else if (wl ~ /^switch/ && cell !~ /^apple/) {
 				target = "= base"
 				d = sum[cell, l] / cnt[cell, l]
 				met = (d < 0.5 && d > -0.5) ? "yes" : "no"
-			} else if (cell == "apple" && (wl ~ /^switch/ || unit != "call")) {
+			} else if (cell ~ /^apple/ && (wl ~ /^switch/ || unit != "call")) {
 				want = wl == "switch-mixed" ? 1 : 0
 				target = "0 reads, " want " write" (want ? "" : "s")
 				met = (r[k, "series"] + 0 == 0 && w[k, "series"] + 0 == want) ? "yes" : "no"
@@ -141,7 +157,7 @@ awk -F'\t' -v OFS='\t' '
 	}' "$raw" >"$output"
 
 msg ""
-awk -F'\t' '{ printf "%-7s %-3s %-14s %-6s %9s %9s %7s %8s %9s %7s %-14s %-14s %-14s %-15s %-27s %s\n",
+awk -F'\t' '{ printf "%-11s %-5s %-18s %-6s %9s %9s %7s %8s %9s %7s %-14s %-14s %-14s %-15s %-27s %s\n",
 	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$output"
 msg ""
 msg "    written to ${output#"$TOP"/}"

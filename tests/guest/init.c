@@ -3,7 +3,8 @@
  * PID 1 of the test guest: mount the pseudo file systems, run the
  * mem-model probe, the oracle test if the kernel command line asks for it
  * (mm_oracle=SECONDS, mm_oracle_min=CHECKS, mm_oracle_mode=none), the
- * benchmark if it asks for that (mm_bench=ROUNDS), and the kselftest
+ * benchmark if it asks for that (mm_bench=ROUNDS; on a KVM host, its
+ * vCPU exits first), and the kselftest
  * collections it names (mm_tests=a,b), print KTAP on the console, power
  * off (x86_64: reset). mm_kexec=go kexecs into /kexec/Image
  * (tests/guest/mem-model-kexec.c), whose init then runs with
@@ -249,6 +250,9 @@ int main(void)
 	else if (oracle && !vm)
 		run((char *[]){ "/usr/bin/mem-model-oracle", oracle,
 				oracle_min ? oracle_min : "100000", mode, NULL });
+	/* A KVM host (a kernel at EL2 with KVM) measures its vCPUs' exits too. */
+	if (bench && !access("/dev/kvm", F_OK))
+		run((char *[]){ "/usr/bin/mem-model-vm-bench", bench, NULL });
 	if (bench)
 		run((char *[]){ "/usr/bin/mem-model-bench", bench, NULL });
 	if (kexec && !strcmp(kexec, "go"))

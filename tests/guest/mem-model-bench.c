@@ -56,71 +56,7 @@
 #include <unistd.h>
 
 #include "mem-model.h"
-
-static bool have_counters;
-
-static uint64_t actlr_reads(void)
-{
-	return have_counters ? apple_actlr_reads() : 0;
-}
-
-static uint64_t actlr_writes(void)
-{
-	return have_counters ? apple_actlr_writes() : 0;
-}
-
-/* Instructions, under -icount shift=0. */
-static uint64_t instr(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Unmeasured iterations before the measured ones. */
-static long warmup(long n)
-{
-	return n / 4 + 1;
-}
-
-struct sample {
-	uint64_t instr, reads, writes;
-};
-
-static void sample(struct sample *s)
-{
-	s->reads = actlr_reads();
-	s->writes = actlr_writes();
-	s->instr = instr();
-}
-
-static void report(const char *name, long n, const struct sample *a,
-		   const struct sample *b, bool models)
-{
-	char r[32] = "-", w[32] = "-";
-
-	if (have_counters) {
-		snprintf(r, sizeof(r), "%.3f", (double)(b->reads - a->reads) / n);
-		snprintf(w, sizeof(w), "%.3f", (double)(b->writes - a->writes) / n);
-	}
-	printf("mem-model-bench: %s n=%ld instr=%.1f actlr-reads=%s actlr-writes=%s models=%s\n",
-	       name, n, (double)(b->instr - a->instr) / n, r, w,
-	       models ? "ok" : "refused");
-	fflush(stdout);
-}
-
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("mem-model-bench: sched_setaffinity");
-		exit(1);
-	}
-}
+#include "bench.h"
 
 static bool set_model(int model)
 {
