@@ -80,13 +80,13 @@ build() {
 
 	# The kselftest collections this architecture's cells name.
 	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
-	# "oracle", "kexec:VARIANT", "vm:OPTIN", "param:P" and "bases:B"
-	# are the harness' own.
+	# "oracle", "kexec:VARIANT", "vm:OPTIN", "param:P", "bases:B" and
+	# "singlestep" are the harness' own.
 	targets=
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:* | kexec:* | vm:* | param:* | bases:*) ;;
+		oracle | oracle:* | kexec:* | vm:* | param:* | bases:* | singlestep) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"

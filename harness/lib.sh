@@ -82,9 +82,9 @@ matrix_lines() {
 # base_cells [BASE]: the names of the matrix's cells that BASE (default:
 # this base) boots, those whose kernel is of one of its architectures.
 # The VM cells (tests "vm:...") test the KVM series, which only the
-# posting (the first base) carries. The -singlestep cell runs there only
-# too: its boot alone takes a minute, and the context switch it steps
-# through is the same code in the backport. A cell whose tests say
+# posting (the first base) carries. The "singlestep" cell runs there only
+# too: the context switch it steps through is the same code in the
+# backport. A cell whose tests say
 # "bases:A+B" boots on those bases alone.
 base_cells() {
 	_b=${1:-$BASE}
@@ -92,7 +92,7 @@ base_cells() {
 	_first=$(bases_lines | awk 'NR == 1 { print $1 }')
 	matrix_lines | while read -r _c _q _k _e _t _tests _rest; do
 		case ",$_tests, $_rest " in
-		*,vm:* | *" -singlestep "*) [ "$_b" = "$_first" ] || continue ;;
+		*,vm:* | *,singlestep,*) [ "$_b" = "$_first" ] || continue ;;
 		esac
 		# "bases:A+B": those bases alone.
 		case ",$_tests," in

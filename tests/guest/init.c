@@ -8,7 +8,8 @@
  * collections it names (mm_tests=a,b), print KTAP on the console, power
  * off (x86_64: reset). mm_kexec=go kexecs into /kexec/Image
  * (tests/guest/mem-model-kexec.c), whose init then runs with
- * mm_kexec=check.
+ * mm_kexec=check. mm_settle=SECONDS waits that long after the start line,
+ * before anything else runs.
  *
  * mm_vm=FLAGS makes this kernel a KVM host: it boots /vm/Image with
  * /vm/initramfs.cpio as a guest with tests/guest/mem-model-vmm.c, given
@@ -207,6 +208,7 @@ int main(void)
 	char *mode = getenv("mm_oracle_mode");
 	char *vm = getenv("mm_vm");
 	char *vm_before = getenv("mm_vm_before");
+	char *settle = getenv("mm_settle");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2, fd;
 	char *tok;
@@ -242,6 +244,11 @@ int main(void)
 	unlink("/usr/bin/timeout");
 
 	printf("mem-model-harness: start\n");
+	/* mm_settle=SECONDS: the harness changes how QEMU runs meanwhile. */
+	if (settle) {
+		fflush(stdout);
+		sleep(atoi(settle));
+	}
 	run((char *[]){ "/usr/bin/mem-model-probe", NULL });
 	if (vm_before)
 		run_vmm_before(vm_before);
