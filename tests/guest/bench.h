@@ -84,4 +84,16 @@ static inline void pin_cpu0(void)
 	}
 }
 
+/* ROUNDS, the one argument of both programs: exits 2 without it. */
+static inline long bench_rounds(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 0;
+
+	if (rounds < 1) {
+		fprintf(stderr, "usage: %s ROUNDS\n", argv[0]);
+		exit(2);
+	}
+	return rounds;
+}
+
 #endif

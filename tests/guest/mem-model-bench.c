@@ -246,12 +246,8 @@ static void tso_kworker(const char *name, long n)
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 0;
+	long rounds = bench_rounds(argc, argv);
 
-	if (rounds < 1) {
-		fprintf(stderr, "usage: mem-model-bench ROUNDS\n");
-		return 2;
-	}
 	have_counters = apple_regs_present();
 	pin_cpu0();
 	set_model(PR_SET_MEM_MODEL_DEFAULT);

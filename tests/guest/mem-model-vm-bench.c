@@ -147,12 +147,8 @@ static void exits(const char *name, bool host_tso, bool tso_vm, long n)
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? atol(argv[1]) : 0;
+	long rounds = bench_rounds(argc, argv);
 
-	if (rounds < 1) {
-		fprintf(stderr, "usage: mem-model-vm-bench ROUNDS\n");
-		return 2;
-	}
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd < 0)
 		fail("/dev/kvm");
