@@ -14,6 +14,7 @@ EACH = sh $(H)/each-base.sh
 	bench-smoke base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
 	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
+	check-disk \
 	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
@@ -21,7 +22,7 @@ all: matrix
 
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
-check: check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
+check: check-disk check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
 	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
@@ -38,9 +39,11 @@ tree: deps
 export:
 	@sh $(H)/export-patches.sh
 
-# The tree of every base.
+# The tree of every base: the bases first, one at a time (they may be
+# downloaded), then the trees side by side.
 trees: deps
-	@$(EACH) sh $(H)/make-tree.sh
+	@$(EACH) sh $(H)/make-base.sh
+	@$(EACH) -p sh $(H)/make-tree.sh
 
 # Each base's kernel variants that its matrix cells boot.
 kernels: trees
@@ -103,10 +106,11 @@ bench-smoke: guest qemu base-kernel kernels
 
 # The base kernels of mainline that the checks compare with the series:
 # the regression guard's cells, sparse/W=1 ('debug'; its build also gives
-# the bisection's first commit from ccache).
+# the bisection's first commit from ccache). The guard boots only the
+# image of 'x86', which may come from the cache (IMAGE_ONLY).
 base-kernel: trees
 	@sh $(H)/build-base-kernel.sh debug
-	@sh $(H)/build-base-kernel.sh x86
+	@IMAGE_ONLY=1 sh $(H)/build-base-kernel.sh x86
 
 # The kernels the benchmark compares, with the same -O2 config ('on').
 bench-base-kernel: trees
@@ -123,17 +127,22 @@ bench-kernels: bench-base-kernel bench-series-kernel
 	@sh $(H)/build-reference-kernel.sh on
 	@sh $(H)/build-reference-kernel.sh os
 
+# Room on the disk for what make check writes, before it writes it.
+check-disk:
+	@sh $(H)/check-disk.sh
+
 # What maintainers and build bots look at first (SPEC section 5).
 # checkpatch.pl --strict on every patch of every base: no error, no
-# warning.
+# warning. The bases side by side.
 check-patches: trees
-	@$(EACH) sh $(H)/check-patches.sh
+	@$(EACH) -p sh $(H)/check-patches.sh
 
 # Every commit of every base builds with the variants bases.tsv names:
 # mainline arm64 with the option on and off, and x86_64; 6.12 arm64 on
-# and off.
+# and off. The bases side by side: warm, each build is one recorded
+# before, and the time goes to checking out the commits.
 check-commits: trees
-	@$(EACH) sh $(H)/check-commits.sh
+	@$(EACH) -p sh $(H)/check-commits.sh
 
 # sparse and W=1 over the touched files add nothing to the base's.
 check-warnings: base-kernel kernels
@@ -172,4 +181,4 @@ clean:
 		rm -rf $$r/kernel $$r/guest $$r/results $$r/logs $$r/defect \
 			$$r/base $$r/bisect $$r/reference; \
 	done
-	rm -rf build/qemu build/docs build/mail build/mail-work build/man-pages
+	rm -rf build/qemu build/htmldocs build/htmldocs-kvm build/docs build/mail build/mail-work build/man-pages

@@ -7,7 +7,10 @@
 # (bzImage). Prints the path of its image. A build from a tree without
 # uncommitted changes is recorded under its inputs (build_key, lib.sh);
 # SKIP_BUILT=1 skips a build recorded before, and writes "reused" rather
-# than "built" to OUT/.build-result.
+# than "built" to OUT/.build-result. IMAGE_ONLY=1 is for a caller that
+# only boots the image, not the build directory: such a build's image is
+# kept in the cache under the same key (IMAGES, lib.sh), and taken from
+# there the next time rather than built ("cached").
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-kernel.sh NAME [SRC]}
@@ -38,6 +41,16 @@ key=$(build_key "$src" "$name")
 if [ -n "${SKIP_BUILT:-}" ] && [ -n "$key" ] && [ -f "$BUILT_STAMPS/$key" ]; then
 	msg "    built before with the same inputs: $(cat "$BUILT_STAMPS/$key")"
 	echo reused >"$out/.build-result"
+	stage_end
+	exit 0
+fi
+if [ -n "${IMAGE_ONLY:-}" ] && [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
+	mkdir -p "$(dirname "$out/$image")"
+	cp "$IMAGES/$key" "$out/$image"
+	touch "$IMAGES/$key"
+	rm -f "$out/.build-inputs"
+	echo cached >"$out/.build-result"
+	msg "    the image of a build with the same inputs: $(cat "$BUILT_STAMPS/$key" 2>/dev/null || echo "$key")"
 	stage_end
 	exit 0
 fi
@@ -104,6 +117,9 @@ if [ -s "$out/.config-mismatch" ]; then
 	die "kernel $name: the config fragments are not met"
 fi
 
+# The image may be one that IMAGE_ONLY copied from the cache, newer than
+# the vmlinux of this directory's last build: make it again from vmlinux.
+rm -f "$out/$image"
 run_logged "$log.build" kmake "$target" || die "building kernel $name failed"
 cat "$log.build" >>"$log"
 rm -f "$log.build"
@@ -111,6 +127,13 @@ rm -f "$log.build"
 if [ -n "$key" ]; then
 	mkdir -p "$BUILT_STAMPS"
 	echo "$(git -C "$src" log -1 --format='%h %s') ($name)" >"$BUILT_STAMPS/$key"
+fi
+if [ -n "$key" ] && [ -n "${IMAGE_ONLY:-}" ]; then
+	mkdir -p "$IMAGES"
+	cp "$out/$image" "$IMAGES/$key.tmp"
+	mv "$IMAGES/$key.tmp" "$IMAGES/$key"
+	# Those no run has taken for two weeks go.
+	find "$IMAGES" -type f -mtime +14 -delete
 fi
 echo built >"$out/.build-result"
 msg "    $(ls -l "$out/$image" | awk '{print $5}') bytes: ${out#"$TOP"/}/$image"

@@ -218,6 +218,8 @@ build_key() {
 # Kernel builds done, keyed by build_key: the bisection
 # (harness/check-commits.sh) does not repeat one.
 BUILT_STAMPS=$CACHE/commit-builds
+# Their images (harness/build-kernel.sh, IMAGE_ONLY).
+IMAGES=$CACHE/kernel-images
 
 # The guest's initramfs for an architecture (harness/build-guest.sh).
 guest_initramfs() {

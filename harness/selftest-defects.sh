@@ -36,10 +36,16 @@ while read -r name cell check; do
 	git -C "$src" checkout -qf --detach "$h"
 	git -C "$src" apply "$d" ||
 		die "the planted defect tests/defects/$name.patch no longer applies to the $what"
+	# Committed, so that the build has a key (build_key, lib.sh): the
+	# cell boots only the image, which a build of the same defect on the
+	# same tree may have left in the cache.
+	git -C "$src" add -A
+	git -C "$src" -c user.name=harness -c user.email=harness@localhost \
+		commit -q --no-verify -m "planted defect $name"
 	# One build directory a variant: each defect rebuilds only what it
 	# and the one before it changed, from ccache.
 	kdir=$BUILD/defect/kernel/$variant
-	OUT=$kdir sh "$TOP/harness/build-kernel.sh" "$variant" "$src"
+	OUT=$kdir IMAGE_ONLY=1 sh "$TOP/harness/build-kernel.sh" "$variant" "$src"
 
 	# The cell, renamed, so that its results do not replace the matrix's;
 	# its oracle stress shorter, and a VM cell's guest without its
