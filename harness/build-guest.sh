@@ -55,6 +55,17 @@ build() {
 	esac
 
 	stage "guest $arch ($BASE): busybox, kselftests, initramfs"
+	# The cells read only the CPIO archives, which a build with the same
+	# inputs may have left in the cache.
+	key=$(guest_key "$arch")
+	if [ -n "$key" ] && [ -f "$GUESTS/$key.tar" ]; then
+		mkdir -p "$guest"
+		tar -xf "$GUESTS/$key.tar" -C "$guest"
+		touch "$GUESTS/$key.tar"
+		msg "    the archives of a build with the same inputs: $(tar -tf "$GUESTS/$key.tar" | paste -sd' ' -)"
+		stage_end
+		return 0
+	fi
 	rm -rf "$root"
 	mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
 		"$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
@@ -198,7 +209,33 @@ build() {
 			cpio -o -H newc --owner=0:0 --quiet) >"$guest/vm.cpio"
 		msg "    $(du -k "$guest/vm.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/vm.cpio"
 	fi
+	if [ -n "$key" ]; then
+		mkdir -p "$GUESTS"
+		(cd "$guest" && tar -cf "$GUESTS/$key.tar.tmp" \
+			$(ls initramfs.cpio kexec.cpio vm.cpio 2>/dev/null))
+		mv "$GUESTS/$key.tar.tmp" "$GUESTS/$key.tar"
+		find "$GUESTS" -type f -mtime +14 -delete
+	fi
 	stage_end
+}
+
+# guest_key ARCH: what the guest of ARCH is built from: the tree (with
+# no change that is not committed; else empty: no cache), this script
+# and lib.sh, the guest programs, the cells of GUEST_LISTS, the Debian
+# packages in the cache, the compilers.
+guest_key() {
+	[ -z "$(git -C "$BUILD/linux" status --porcelain --untracked-files=no)" ] || return 0
+	{
+		echo "$1 $BASE $BASE_ARCHES"
+		git -C "$BUILD/linux" rev-parse 'HEAD^{tree}'
+		cat "$TOP/harness/build-guest.sh" "$TOP/harness/lib.sh"
+		git -C "$TOP" ls-files -s tests/guest
+		git -C "$TOP" diff HEAD -- tests/guest
+		cells
+		ls "$CACHE/debs"
+		"${CROSS_COMPILE}gcc" --version | head -n 1
+		gcc --version | head -n 1
+	} | sha256sum | cut -c1-32
 }
 
 arches=${*:-$( (echo arm64; cells | awk '{ print $1 }') | sort -u)}

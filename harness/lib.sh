@@ -220,6 +220,8 @@ build_key() {
 BUILT_STAMPS=$CACHE/commit-builds
 # Their images (harness/build-kernel.sh, IMAGE_ONLY).
 IMAGES=$CACHE/kernel-images
+# The guests' CPIO archives, keyed by their inputs (harness/build-guest.sh).
+GUESTS=$CACHE/guests
 
 # The guest's initramfs for an architecture (harness/build-guest.sh).
 guest_initramfs() {
