@@ -38,8 +38,9 @@ while read -r name cell check; do
 		die "the planted defect tests/defects/$name.patch no longer applies to the $what"
 	# Committed, so that the build has a key (build_key, lib.sh): the
 	# cell boots only the image, which a build of the same defect on the
-	# same tree may have left in the cache.
-	git -C "$src" add -A
+	# same tree may have left in the cache. -f: Debian's .gitignore
+	# ignores every new file, and a new file is part of the defect.
+	git -C "$src" add -A -f
 	git -C "$src" -c user.name=harness -c user.email=harness@localhost \
 		commit -q --no-verify -m "planted defect $name"
 	# One build directory a variant: each defect rebuilds only what it
