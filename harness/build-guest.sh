@@ -114,7 +114,8 @@ build() {
 	rm -rf "$kst"
 	if [ -n "$targets" ]; then
 		run_logged "$LOGS/kselftest-$arch.log" sh -c '
-			make -C "$1" O="$2" ARCH="$9" INSTALL_HDR_PATH="$2" headers_install &&
+			make -C "$1" O="$2" ARCH="$9" INSTALL_HDR_PATH="$2" -j"$4" \
+				headers_install &&
 			make -C "$1/tools/testing/selftests" ARCH="$9" \
 				CROSS_COMPILE="$3" CC="ccache ${3}gcc" -j"$4" \
 				O="$5" KHDR_INCLUDES="-isystem $2/include" \

@@ -65,13 +65,15 @@ patch -d "$src" -p1 --forward <"$patch" >>"$LOGS/qemu-source.log" 2>&1 ||
 	die "qemu/apple-tso.patch does not apply to qemu $ver: see build/logs/qemu-source.log"
 
 # Only the aarch64 system emulator, with the 'virt' board and nothing
-# optional: no tools, no documentation, no user-mode emulation.
+# optional: no tools, no documentation, no user-mode emulation, no
+# debugging information (a fifth of the compile time; nothing reads it).
 mkdir -p "$obj"
 run_logged "$LOGS/qemu-build.log" sh -c '
 	cd "$1" &&
 	"$2/configure" --target-list=aarch64-softmmu \
 		--with-devices-aarch64=minimal --without-default-features \
 		--enable-tcg --enable-fdt=system --disable-docs --disable-tools \
+		--disable-debug-info \
 		--disable-user --disable-werror --meson=meson &&
 	ninja -j"$3" qemu-system-aarch64' sh "$obj" "$src" "$JOBS" ||
 	die "building qemu failed"
