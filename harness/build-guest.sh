@@ -222,16 +222,15 @@ build() {
 
 # guest_key ARCH: what the guest of ARCH is built from: the tree (with
 # no change that is not committed; else empty: no cache), this script
-# and lib.sh, the guest programs, the cells of GUEST_LISTS, the Debian
-# packages in the cache, the compilers.
+# and lib.sh, every file of tests/guest (committed or not), the cells of
+# GUEST_LISTS, the Debian packages in the cache, the compilers.
 guest_key() {
 	[ -z "$(git -C "$BUILD/linux" status --porcelain --untracked-files=no)" ] || return 0
 	{
 		echo "$1 $BASE $BASE_ARCHES"
 		git -C "$BUILD/linux" rev-parse 'HEAD^{tree}'
 		cat "$TOP/harness/build-guest.sh" "$TOP/harness/lib.sh"
-		git -C "$TOP" ls-files -s tests/guest
-		git -C "$TOP" diff HEAD -- tests/guest
+		(cd "$TOP" && find tests/guest -type f | LC_ALL=C sort | xargs sha256sum)
 		cells
 		ls "$CACHE/debs"
 		"${CROSS_COMPILE}gcc" --version | head -n 1

@@ -3,8 +3,9 @@
 # from cold leaves about 18 GiB in build/ (three kernel trees, their
 # builds, the defects' and the bisection's worktrees; 14 GiB warm) and
 # adds about 2 GiB to the cache, which is on the same disk as a rule:
-# NEED_GIB, 20 by default. What build/ already holds counts towards it. Stops with the figures rather than failing later,
-# part way through a checkout, on a full disk.
+# NEED_GIB, 20 by default. What build/ already holds counts towards it.
+# Stops with the figures rather than failing later, part way through a
+# checkout, on a full disk.
 . "$(dirname "$0")/lib.sh"
 
 need=${NEED_GIB:-20}
