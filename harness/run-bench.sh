@@ -66,7 +66,7 @@ sed -e 's/#.*//' "${BENCH:-$TOP/tests/bench.txt}" | awk 'NF' | while read -r cel
 				-no-reboot -kernel "$(image "$k" "$l")" -initrd "$initrd" \
 				-append "console=ttyAMA0 panic=-1 mm_bench=$rounds${params:+ $params}" \
 				</dev/null >"$log" 2>&1 || true
-			tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+			sh "$TOP/harness/untangle-console.sh" "$log"
 			grep -aq '^mem-model-bench: done' "$log" || {
 				tail -n 20 "$log" >&2
 				die "bench cell $cell, $l $k kernel: no figures (${log#"$TOP"/})"

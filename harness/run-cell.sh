@@ -193,7 +193,7 @@ if [ -n "$mon" ]; then
 	rm -f "$mon.in" "$mon.out"
 fi
 secs=$(($(date +%s) - t0))
-tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+sh "$TOP/harness/untangle-console.sh" "$log"
 
 # judge LOG KTAP WANT COUNTS_CELL TESTS ORACLE ALLOW ONCE: judge one
 # kernel's console (the host's, or the nested guest's), adding what fails

@@ -3,7 +3,8 @@
 # the bases in ONLY_BASES), then print one summary table and write
 # build/results/summary.tsv. A base boots the cells of its architectures
 # (harness/bases.tsv). Exits non-zero if any cell failed. "oracle c/m/d"
-# is the oracle test's stress: checks, mismatches, GET disagreements.
+# is the oracle test's stress: checks, mismatches, GET disagreements; the
+# last column, the checks a failed cell failed.
 . "$(dirname "$0")/lib.sh"
 
 sum=$BUILD_TOP/results/summary.tsv
@@ -45,8 +46,8 @@ msg ""
 for b in ${ONLY_BASES:-$BASES}; do
 	msg "base $b: $(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo '?')"
 done
-awk -F'\t' '{ printf "%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %s\n",
-	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$sum"
+awk -F'\t' '{ printf "%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %-5s %s\n",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }' "$sum"
 msg ""
 total=$(awk -F'\t' 'NR > 1 && $2 !~ /:/' "$sum" | wc -l)
 nf=$(echo $failed | wc -w)

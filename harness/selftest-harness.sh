@@ -1,7 +1,8 @@
 #!/bin/sh
 # The matrix must be able to fail. Boot the first cell once more with a
 # planted wrong expectation and require that the cell fails, naming the
-# cell and its probe mismatch.
+# cell and its probe mismatch; then with planted wrong counts. And the
+# console's kernel records must come out of the programs' lines.
 . "$(dirname "$0")/lib.sh"
 
 stage "harness self-test: a wrong expectation must fail its cell"
@@ -44,4 +45,22 @@ grep -q "planted-$cell: FAIL (counts)" "$out" ||
 	{ cat "$out"; die "the cell with wrong expected counts failed, but not on its counts alone"; }
 msg "    cell $cell with one case moved from pass to skip in its expected counts: fails, as it must"
 rm -f "$RESULTS/planted-$cell".* "$m" "$counts"
+
+# The host's kernel records land inside the programs' lines on the one
+# UART they share (harness/untangle-console.sh): its lines must come out
+# whole, the records on lines of their own, a relayed guest's kernel
+# line left as it is.
+t=$BUILD/selftest-console.log
+printf '%s\r\n' 'mem-model-harness: vmm ex[   22.100000] psci: CPU3 killed' 'it 0' \
+	'guest: [   11.200000] guest line[   17.100000] host line' '' \
+	'mem-model-oracle: result PASS checks=1[    3.000000] one' '[    3.100000] two' \
+	' mismatches=0[    3.200000] three' ' get-disagreements=0' >"$t"
+sh "$TOP/harness/untangle-console.sh" "$t"
+printf '%s\n' '[   22.100000] psci: CPU3 killed' 'mem-model-harness: vmm exit 0' \
+	'[   17.100000] host line' 'guest: [   11.200000] guest line' \
+	'[    3.000000] one' '[    3.100000] two' '[    3.200000] three' \
+	'mem-model-oracle: result PASS checks=1 mismatches=0 get-disagreements=0' |
+	diff -u - "$t" || die "untangle-console.sh did not give the programs' lines back whole"
+msg "    kernel records inside the programs' lines: taken out, the lines joined again"
+rm -f "$t"
 stage_end
