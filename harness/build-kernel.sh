@@ -84,16 +84,45 @@ files=
 for f in $frags; do
 	files="$files $TOP/harness/configs/$f.config"
 done
+# Configuring takes about 20 s, and the build after it relinks even when
+# nothing changed: the directory is configured again only when what
+# configuring reads changed since it was configured last, or its .config
+# did. That is the tree's Kconfig files, its config fragments, kconfig
+# and the scripts Kconfig runs, the Makefile; the config fragments; the
+# toolchain. kbuild itself configures again for a Kconfig file newer
+# than the last build, but would not apply tinyconfig and the fragments.
 # shellcheck disable=SC2086
-{
-	kmake tinyconfig &&
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		$files &&
-	kmake olddefconfig
-} >"$log" 2>&1 || {
-	tail -n 30 "$log" >&2
-	die "configuring kernel $name failed"
+config_key=$({
+	echo "$src $arch$frags"
+	cat $files
+	for t in gcc ld as; do
+		"$cross$t" --version | head -n 1
+	done
+	(cd "$src" && find . -name .git -prune -o -type f \( -name 'Kconfig*' \
+		-o -path './scripts/kconfig/*' -o -path './scripts/*.sh' \
+		-o -path '*/configs/*.config' -o -path ./Makefile \) -print |
+		LC_ALL=C sort | xargs cat)
+} | sha256sum | cut -c1-32)
+config_sum() {
+	sha256sum "$out/.config" 2>/dev/null | cut -c1-32
 }
+if [ "$(cat "$out/.config-key" 2>/dev/null)" = "$config_key $(config_sum)" ]; then
+	msg "    configured before with the same inputs"
+	: >"$log"
+else
+	rm -f "$out/.config-key"
+	# shellcheck disable=SC2086
+	{
+		kmake tinyconfig &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+			$files &&
+		kmake olddefconfig
+	} >"$log" 2>&1 || {
+		tail -n 30 "$log" >&2
+		die "configuring kernel $name failed"
+	}
+	configured=1
+fi
 
 # Every option a fragment asks for must have its value, unless the tree
 # has no such symbol (the series' option, before the series adds it).
@@ -116,6 +145,7 @@ if [ -s "$out/.config-mismatch" ]; then
 	rm -f "$out/.config-mismatch"
 	die "kernel $name: the config fragments are not met"
 fi
+[ -z "${configured:-}" ] || echo "$config_key $(config_sum)" >"$out/.config-key"
 
 # The image may be one that IMAGE_ONLY copied from the cache, newer than
 # the vmlinux of this directory's last build: make it again from vmlinux.
