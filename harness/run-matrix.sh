@@ -46,8 +46,8 @@ msg ""
 for b in ${ONLY_BASES:-$BASES}; do
 	msg "base $b: $(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo '?')"
 done
-awk -F'\t' '{ printf "%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %-5s %s\n",
-	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }' "$sum"
+awk -F'\t' '{ l = sprintf("%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %-5s %s",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13); sub(/ +$/, "", l); print l }' "$sum"
 msg ""
 total=$(awk -F'\t' 'NR > 1 && $2 !~ /:/' "$sum" | wc -l)
 nf=$(echo $failed | wc -w)
