@@ -49,17 +49,22 @@ rm -f "$RESULTS/planted-$cell".* "$m" "$counts"
 # The host's kernel records land inside the programs' lines on the one
 # UART they share (harness/untangle-console.sh): its lines must come out
 # whole, the records on lines of their own, a relayed guest's kernel
-# line left as it is.
+# line left as it is (also when a record cut its "guest: "), and a line
+# that never ended not joined to the next harness line.
 t=$BUILD/selftest-console.log
 printf '%s\r\n' 'mem-model-harness: vmm ex[   22.100000] psci: CPU3 killed' 'it 0' \
 	'guest: [   11.200000] guest line[   17.100000] host line' '' \
 	'mem-model-oracle: result PASS checks=1[    3.000000] one' '[    3.100000] two' \
-	' mismatches=0[    3.200000] three' ' get-disagreements=0' >"$t"
+	' mismatches=0[    3.200000] three' ' get-disagreements=0' \
+	'gue[   23.000000] four' 'st: [   12.000000] guest line two' \
+	'cut[   24.000000] five' 'mem-model-harness: done' >"$t"
 sh "$TOP/harness/untangle-console.sh" "$t"
 printf '%s\n' '[   22.100000] psci: CPU3 killed' 'mem-model-harness: vmm exit 0' \
 	'[   17.100000] host line' 'guest: [   11.200000] guest line' \
 	'[    3.000000] one' '[    3.100000] two' '[    3.200000] three' \
-	'mem-model-oracle: result PASS checks=1 mismatches=0 get-disagreements=0' |
+	'mem-model-oracle: result PASS checks=1 mismatches=0 get-disagreements=0' \
+	'[   23.000000] four' 'guest: [   12.000000] guest line two' \
+	'[   24.000000] five' 'cut' 'mem-model-harness: done' |
 	diff -u - "$t" || die "untangle-console.sh did not give the programs' lines back whole"
 msg "    kernel records inside the programs' lines: taken out, the lines joined again"
 rm -f "$t"
