@@ -89,15 +89,18 @@ done
 # configuring reads changed since it was configured last, or its .config
 # did. That is the tree's Kconfig files, its config fragments, kconfig
 # and the scripts Kconfig runs, the Makefile; the config fragments; the
-# toolchain. kbuild itself configures again for a Kconfig file newer
-# than the last build, but would not apply tinyconfig and the fragments.
+# toolchain, and rustc if there is one (.config records its version);
+# and this script, which says how to configure. kbuild itself configures
+# again for a Kconfig file newer than the last build, but would not
+# apply tinyconfig and the fragments.
 # shellcheck disable=SC2086
 config_key=$({
 	echo "$src $arch$frags"
-	cat $files
+	cat $files "$TOP/harness/build-kernel.sh"
 	for t in gcc ld as; do
 		"$cross$t" --version | head -n 1
 	done
+	rustc --version 2>/dev/null || true
 	(cd "$src" && find . -name .git -prune -o -type f \( -name 'Kconfig*' \
 		-o -path './scripts/kconfig/*' -o -path './scripts/*.sh' \
 		-o -path '*/configs/*.config' -o -path ./Makefile \) -print |
