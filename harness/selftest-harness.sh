@@ -5,7 +5,7 @@
 # console's kernel records must come out of the programs' lines.
 . "$(dirname "$0")/lib.sh"
 
-stage "harness self-test: a wrong expectation must fail its cell"
+stage "harness self-test: wrong expectations must fail their cell; the console is untangled"
 m=$BUILD/selftest-matrix.txt
 line=$(matrix_lines | head -n 1)
 # shellcheck disable=SC2086
