@@ -135,9 +135,10 @@ build() {
 	fi
 
 	# The oracle test and the benchmark read the emulated Apple CPU's
-	# registers: arm64 only.
+	# registers: arm64 only. The client protocols (fex-protocol,
+	# rosetta-protocol) read them where they exist, and run everywhere.
 	# The VMM is built against the tree's UAPI headers.
-	progs="init mem-model-probe"
+	progs="init mem-model-probe fex-protocol rosetta-protocol"
 	[ "$arch" != arm64 ] || progs="$progs mem-model-oracle mem-model-bench mem-model-vm-bench mem-model-kexec mem-model-vmm"
 	for p in $progs; do
 		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -pthread \

@@ -39,6 +39,13 @@ esac
 want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
 	"$TOP/tests/expect.tsv")
 [ -n "$want" ] || die "cell $cell: no row '$expect' in tests/expect.tsv"
+# protocols ROW: the conclusions the client protocols must reach on ROW
+# of tests/expect.tsv (its last two columns), as "FEX ROSETTA".
+protocols() {
+	awk -v r="$1" '$1 == r && NF >= 7 { print $6, $7 }' "$TOP/tests/expect.tsv"
+}
+pwant=$(protocols "$expect")
+[ -n "$pwant" ] || die "cell $cell: row '$expect' of tests/expect.tsv names no fex and rosetta conclusions"
 # Collections: "arm64/abi" runs as the collection "arm64". "oracle",
 # "oracle:MIN" or "oracle:MIN:SECONDS" is the harness' oracle test
 # (tests/guest/mem-model-oracle.c): its stress runs ORACLE_SECONDS, or
@@ -124,6 +131,8 @@ if [ -n "$vm" ]; then
 		vwant=$(awk -v r="$vexpect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
 			"$TOP/tests/expect.tsv")
 		[ -n "$vwant" ] || die "cell $cell: no row '$vexpect' in tests/expect.tsv"
+		vpwant=$(protocols "$vexpect")
+		[ -n "$vpwant" ] || die "cell $cell: row '$vexpect' of tests/expect.tsv names no fex and rosetta conclusions"
 	fi
 	vcpio=$(dirname "$(guest_initramfs arm64)")/vm.cpio
 	[ -f "$vcpio" ] || die "cell $cell: no $vcpio: run harness/build-guest.sh"
@@ -195,14 +204,15 @@ fi
 secs=$(($(date +%s) - t0))
 sh "$TOP/harness/untangle-console.sh" "$log"
 
-# judge LOG KTAP WANT COUNTS_CELL TESTS ORACLE ALLOW ONCE: judge one
-# kernel's console (the host's, or the nested guest's), adding what fails
-# to $fail and setting boot, got, probe, counts, wcounts, ofig, klog and
-# the t_* and c_* counts. TESTS and ORACLE are empty if the kernel was
-# not asked to run kselftests, or the oracle test.
+# judge LOG KTAP WANT COUNTS_CELL TESTS ORACLE ALLOW ONCE PROTOCOLS: judge
+# one kernel's console (the host's, or the nested guest's), adding what
+# fails to $fail and setting boot, got, probe, concl, pshow, counts,
+# wcounts, ofig, klog and the t_* and c_* counts. TESTS and ORACLE are
+# empty if the kernel was not asked to run kselftests, or the oracle
+# test. PROTOCOLS: the conclusions of the row, "FEX ROSETTA".
 judge() {
 	j_log=$1 j_ktap=$2 j_want=$3 j_cell=$4 j_tests=$5 j_oracle=$6
-	j_allow=$7 j_once=$8
+	j_allow=$7 j_once=$8 j_protocols=$9
 	# KTAP: what run_kselftest.sh printed, without the kernel's own lines.
 	sed -n '/^TAP version/,/^mem-model-harness: done/p' "$j_log" |
 		grep -av '^\[ *[0-9]*\.[0-9]*\]\|^mem-model-harness:\|^guest: ' >"$j_ktap" || true
@@ -221,6 +231,41 @@ judge() {
 	else
 		probe=FAIL fail="$fail probe"
 	fi
+
+	# The client protocols (tests/guest/fex-protocol.c and
+	# rosetta-protocol.c) run in every kernel. Each one's last line,
+	# "NAME-protocol: result PASS|FAIL conclusion=C checks=N weak=W", must
+	# say PASS and the row's conclusion; a missing line fails. concl shows
+	# the conclusions, fex's/rosetta's (tso, fb, mix, '-' for none); pshow
+	# what a failed one wanted, what it got and its last lines.
+	concl=
+	pshow=
+	# shellcheck disable=SC2086
+	set -- $j_protocols
+	for p in fex rosetta; do
+		p_want=${1:-}
+		[ $# -eq 0 ] || shift
+		p_got=$(sed -n "s/^$p-protocol: result //p" "$j_log" | tail -n 1)
+		case $p_got in
+		"PASS conclusion=$p_want "*) ;;
+		*)
+			fail="$fail $p"
+			p_lines=$(grep -a "^$p-protocol: " "$j_log" |
+				grep -av "^$p-protocol: result " | tail -n 12 | sed 's/^/  /')
+			pshow="$pshow$p wanted: result PASS conclusion=$p_want
+$p got:    ${p_got:+result }${p_got:-nothing}
+${p_lines:+$p_lines
+}"
+			;;
+		esac
+		p_c=$(echo "$p_got" | sed -n 's/.* conclusion=\([a-z]*\).*/\1/p')
+		case $p_c in
+		fallback) p_c=fb ;;
+		mixed) p_c=mix ;;
+		'') p_c=- ;;
+		esac
+		concl=${concl:+$concl/}$p_c
+	done
 
 	t_skip=$(count '^ok .*# SKIP')
 	t_pass=$(($(count '^ok ') - t_skip))
@@ -310,22 +355,25 @@ if [ -n "$vguest" ]; then
 	hcounts=$COUNTS
 	[ "${VM_TESTS:-}" != - ] || COUNTS=-
 	judge "$glog" "$RESULTS/$cell.guest.ktap" "$vwant" "${COUNTS_CELL:-$cell}:guest" \
-		"$vtests" oracle - -
+		"$vtests" oracle - - "$vpwant"
 	COUNTS=$hcounts
 	vrc=$(sed -n 's/^mem-model-harness: vmm exit //p' "$log" | tail -n 1)
 	[ "$vrc" = 0 ] || fail="$fail vmm-exit-${vrc:-none}"
 	gfail=$fail
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%s\t-\t%s\n' \
-		"$cell:guest" "$kernel" "$vexpect" "$boot" "$probe" "$klog" \
+		"$cell:guest" "$kernel" "$vexpect" "$boot" "$probe $concl" "$klog" \
 		"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" "$ofig" \
 		"$([ -z "$gfail" ] && echo PASS || echo FAIL)" "${gfail# }" >"$RESULTS/$cell.guest.row"
 	gmsg=" (guest: $vexpect, cases p/f/s $c_pass/$c_fail/$c_skip, oracle $ofig)"
 	gshow="$([ "$probe" = ok ] || printf "      guest probe wanted: %s\n      guest probe got:    %s" "$vwant" "${got:-nothing}")"
-	[ "$counts" = "$wcounts" ] || gshow="$gshow
-      guest tests and cases p/f/s wanted: ${wcounts:-nothing}, got: $counts"
+	[ "$counts" = "$wcounts" ] || gshow="${gshow:+$gshow
+}      guest tests and cases p/f/s wanted: ${wcounts:-nothing}, got: $counts"
+	[ -z "$pshow" ] || gshow="${gshow:+$gshow
+}$(printf '%s' "$pshow" | sed 's/^/      guest /')"
 	fail=
 fi
-judge "$log" "$ktap" "$want" "${COUNTS_CELL:-$cell}" "$collections" "$oracle" "$allow" "$once"
+judge "$log" "$ktap" "$want" "${COUNTS_CELL:-$cell}" "$collections" "$oracle" "$allow" "$once" \
+	"$pwant"
 for w in $gfail; do
 	fail="$fail guest:$w"
 done
@@ -378,13 +426,14 @@ fi
 result=PASS
 [ -z "$fail" ] || result=FAIL
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s/%s/%s\t%s/%s/%s\t%s\t%s\t%ss\t%s\n' \
-	"$cell" "$kernel" "$expect" "$boot" "$probe" "$klog" \
+	"$cell" "$kernel" "$expect" "$boot" "$probe $concl" "$klog" \
 	"$t_pass" "$t_fail" "$t_skip" "$c_pass" "$c_fail" "$c_skip" "$ofig" \
 	"$result" "$secs" "${fail# }" >"$RESULTS/$cell.row"
 
 if [ -n "$fail" ]; then
 	msg "    $cell: FAIL (${fail# })"
 	[ "$probe" = ok ] || printf "      probe wanted: %s\n      probe got:    %s\n" "$want" "${got:-nothing}"
+	[ -z "$pshow" ] || printf '%s' "$pshow" | sed 's/^/      /'
 	[ "$counts" = "$wcounts" ] || printf "      tests and cases p/f/s wanted: %s (%s)\n      got:                          %s\n" \
 		"${wcounts:-nothing}" "${COUNTS#"$TOP"/}" "$counts"
 	[ -z "$oracle" ] || grep -a '^mem-model-oracle: .*\(not ok\|mismatch\|disagree\|FAIL\)' "$log" |

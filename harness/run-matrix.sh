@@ -2,9 +2,11 @@
 # Boot every cell of the matrix on every base (or the cells in CELLS, on
 # the bases in ONLY_BASES), then print one summary table and write
 # build/results/summary.tsv. A base boots the cells of its architectures
-# (harness/bases.tsv). Exits non-zero if any cell failed. "oracle c/m/d"
-# is the oracle test's stress: checks, mismatches, GET disagreements; the
-# last column, the checks a failed cell failed.
+# (harness/bases.tsv). Exits non-zero if any cell failed. "probe fex/ros"
+# is the probe's verdict, then the conclusions of the client protocols,
+# fex's/rosetta's (tso, fb for fallback, mix for mixed, - for none);
+# "oracle c/m/d" is the oracle test's stress: checks, mismatches, GET
+# disagreements; the last column, the checks a failed cell failed.
 . "$(dirname "$0")/lib.sh"
 
 sum=$BUILD_TOP/results/summary.tsv
@@ -38,7 +40,7 @@ for b in ${ONLY_BASES:-$BASES}; do
 done
 
 {
-	printf 'base\tcell\tkernel\texpect\tboot\tprobe\tkernel-log\ttests p/f/s\tcases p/f/s\toracle c/m/d\tresult\ttime\tfailed-checks\n'
+	printf 'base\tcell\tkernel\texpect\tboot\tprobe fex/ros\tkernel-log\ttests p/f/s\tcases p/f/s\toracle c/m/d\tresult\ttime\tfailed-checks\n'
 	cat "$rows"
 } >"$sum"
 rm -f "$rows"
@@ -46,7 +48,7 @@ msg ""
 for b in ${ONLY_BASES:-$BASES}; do
 	msg "base $b: $(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo '?')"
 done
-awk -F'\t' '{ l = sprintf("%-8s %-21s %-6s %-17s %-7s %-6s %-30s %-11s %-12s %-14s %-6s %-5s %s",
+awk -F'\t' '{ l = sprintf("%-8s %-21s %-6s %-17s %-7s %-13s %-30s %-11s %-12s %-14s %-6s %-5s %s",
 	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13); sub(/ +$/, "", l); print l }' "$sum"
 msg ""
 total=$(awk -F'\t' 'NR > 1 && $2 !~ /:/' "$sum" | wc -l)

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PID 1 of the test guest: mount the pseudo file systems, run the
- * mem-model probe, the oracle test if the kernel command line asks for it
- * (mm_oracle=SECONDS, mm_oracle_min=CHECKS, mm_oracle_mode=none), the
+ * mem-model probe, the two client protocols that trust its answer
+ * (fex-protocol, rosetta-protocol), the oracle test if the kernel command
+ * line asks for it (mm_oracle=SECONDS, mm_oracle_min=CHECKS,
+ * mm_oracle_mode=none|floor), the
  * benchmark if it asks for that (mm_bench=ROUNDS; on a KVM host, its
  * vCPU exits first), and the kselftest
  * collections it names (mm_tests=a,b), print KTAP on the console, power
  * off (x86_64: reset). mm_kexec=go kexecs into /kexec/Image
  * (tests/guest/mem-model-kexec.c), whose init then runs with
  * mm_kexec=check. mm_settle=SECONDS waits that long after the start line,
- * before anything else runs.
+ * before anything else runs. mm_pin=N pins PID 1 to CPU N before it runs
+ * anything, so that every program it starts runs there too (it inherits
+ * the affinity); a pin that fails prints an error line, and the rest runs
+ * unpinned.
  *
  * mm_vm=FLAGS makes this kernel a KVM host: it boots /vm/Image with
  * /vm/initramfs.cpio as a guest with tests/guest/mem-model-vmm.c, given
@@ -18,13 +23,17 @@
  * guest has powered off. The guest's
  * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min and
  * mm_vm_oracle_mode as its mm_tests, mm_oracle, mm_oracle_min and
- * mm_oracle_mode. The guest's console lines start with "guest: ".
+ * mm_oracle_mode; mm_vm_cmdline=NAME=VALUE adds one parameter of the
+ * guest's own (the VMM's declaration mem_model=tso for a whole-TSO VM).
+ * The guest's console lines start with "guest: ".
  * mm_vm_before=RUNS runs the VMM before that, once for each of RUNS
  * (',' between runs, '+' for a space), and prints each run's exit
  * status; mm_vm=none boots no guest after them.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +82,29 @@ static int finish(pid_t pid)
 static int run(char *const argv[])
 {
 	return finish(start(argv, 0));
+}
+
+/* mm_pin=N: PID 1, and so every program it starts, on CPU N alone. */
+static void pin(const char *arg)
+{
+	cpu_set_t set;
+	char *end;
+	long cpu;
+
+	cpu = strtol(arg, &end, 10);
+	if (!*arg || *end || cpu < 0 || cpu >= CPU_SETSIZE) {
+		printf("init: ERROR: mm_pin=%s is no CPU number: NOT pinned\n", arg);
+		return;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		printf("init: ERROR: mm_pin=%s: sched_setaffinity(CPU%ld): %s: NOT pinned\n",
+		       arg, cpu, strerror(errno));
+		return;
+	}
+	printf("mem-model-harness: mm_pin: PID 1 and all it starts run on CPU%ld alone\n",
+	       cpu);
 }
 
 /* Append " NAME=VALUE" to the guest's command line if VALUE is set. */
@@ -148,6 +180,10 @@ static void run_vm(char *flags, const char *oracle_min)
 	guest_param(cmd, sizeof(cmd), "mm_oracle", "mm_vm_oracle");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_min", "mm_vm_oracle_min");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_mode", "mm_vm_oracle_mode");
+	/* mm_vm_cmdline=NAME=VALUE: one more parameter, as it is. */
+	if (getenv("mm_vm_cmdline"))
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s",
+			 getenv("mm_vm_cmdline"));
 	argc = vmm_args(flags, argv, argc, 26);
 	argv[argc++] = "--cmdline";
 	argv[argc++] = cmd;
@@ -209,6 +245,7 @@ int main(void)
 	char *vm = getenv("mm_vm");
 	char *vm_before = getenv("mm_vm_before");
 	char *settle = getenv("mm_settle");
+	char *pin_cpu = getenv("mm_pin");
 	char *argv[64] = { "/bin/sh", "/kselftest/run_kselftest.sh" };
 	int argc = 2, fd;
 	char *tok;
@@ -232,6 +269,9 @@ int main(void)
 		dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
+	/* Before anything runs: whatever it starts inherits the affinity. */
+	if (pin_cpu)
+		pin(pin_cpu);
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/", 1);
 	run((char *[]){ "/bin/busybox", "--install", "-s", NULL });
@@ -250,6 +290,9 @@ int main(void)
 		sleep(atoi(settle));
 	}
 	run((char *[]){ "/usr/bin/mem-model-probe", NULL });
+	/* Two programs that trust the probe's answer, as their clients do. */
+	run((char *[]){ "/usr/bin/fex-protocol", NULL });
+	run((char *[]){ "/usr/bin/rosetta-protocol", NULL });
 	if (vm_before)
 		run_vmm_before(vm_before);
 	if (vm && strcmp(vm, "none"))

@@ -10,14 +10,17 @@
  * thread must find its own, after a sleep, after a kworker ran on its CPU,
  * and after an exec (DEFAULT) on a CPU that last ran TSO.
  *
- *   mem-model-oracle [SECONDS [MIN_CHECKS [none]]]
+ *   mem-model-oracle [SECONDS [MIN_CHECKS [none|floor]]]
  *
  * runs the cases, then the stress for SECONDS (default 20; 0: until a
  * SIGTERM), and fails unless the stress made at least MIN_CHECKS checks
  * (default 100000). With "none", the system must offer this program no
  * TSO (a guest whose VM did not opt in): every SET(TSO) must fail with
  * EINVAL, GET must say DEFAULT, and every CPU's bit must read 0, in the
- * same cases and stress.
+ * same cases and stress. With "floor", the firmware left TSO on for
+ * everybody: every CPU's bit must read 1 whatever the thread's model,
+ * while SET and GET work per thread as on Apple's TSO (SET(TSO) returns
+ * 0, GET gives the thread's own model).
  * Every line starts with "mem-model-oracle: "; the last one is
  *
  *   mem-model-oracle: result PASS|FAIL checks=C mismatches=M get-disagreements=D
@@ -70,6 +73,11 @@ static int cpus[MAX_CPUS];	/* the CPUs online at the start */
 static bool always_tso;
 /* The "none" mode: no TSO for this program, every CPU's bit reads 0. */
 static bool no_tso;
+/*
+ * The "floor" mode: TSO left on for everybody, every CPU's bit reads 1;
+ * SET and GET per thread, as where the bit follows the thread.
+ */
+static bool floor_tso;
 static int case_failed;
 static int reports;
 
@@ -101,13 +109,19 @@ static int get_model(void)
 	return prctl(PR_GET_MEM_MODEL, 0, 0, 0, 0);
 }
 
+/* The bit a CPU must show while it runs a thread of this model. */
+static int bit_for(int model)
+{
+	return always_tso || floor_tso ? 1 : no_tso ? 0 : model;
+}
+
 /* One check: the CPU's bit against the thread's model. */
 static void check(struct figures *f, int model, const char *where)
 {
 	int hw = oracle();
 
 	f->checks++;
-	if (hw == (always_tso ? 1 : no_tso ? 0 : model))
+	if (hw == bit_for(model))
 		return;
 	f->mismatches++;
 	if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
@@ -381,7 +395,7 @@ static void case_fork(struct figures *f)
 
 /*
  * Exec this program with --exec-check: it exits 0 if it runs DEFAULT (on
- * an always-TSO system, if its CPU's bit still reads 1).
+ * an always-TSO system or a TSO floor, if its CPU's bit still reads 1).
  * With nap, the child sleeps first, keeping the model it inherited, so
  * that its CPU idles with it before the exec.
  */
@@ -400,7 +414,7 @@ static void exec_child(struct figures *f, bool nap_first, const char *where)
 		if (cf.errors)
 			_exit(3);
 		execl("/proc/self/exe", "mem-model-oracle", "--exec-check",
-		      always_tso ? "always" : "switchable", (char *)NULL);
+		      bit_for(0) ? "always" : "switchable", (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
@@ -411,7 +425,7 @@ static void exec_child(struct figures *f, bool nap_first, const char *where)
 		f->mismatches++;
 		if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
 			say("  mismatch: %s: the exec'd program (model 0) sees its CPU's bit not %d",
-			    where, always_tso ? 1 : 0);
+			    where, bit_for(0));
 	} else if (WEXITSTATUS(status) == 2) {
 		f->disagreements++;
 		if (__atomic_fetch_add(&reports, 1, __ATOMIC_RELAXED) < MAX_REPORTS)
@@ -865,11 +879,13 @@ int main(int argc, char **argv)
 		seconds = strtol(argv[1], &end, 10);
 	if (argc > 2 && !*end)
 		min_checks = strtol(argv[2], &end, 10);
-	if (argc > 3)
+	if (argc > 3) {
 		no_tso = !strcmp(argv[3], "none");
+		floor_tso = !strcmp(argv[3], "floor");
+	}
 	if (*end || seconds < 0 || min_checks < 0 || argc > 4 ||
-	    (argc > 3 && !no_tso)) {
-		fprintf(stderr, "usage: mem-model-oracle [SECONDS [MIN_CHECKS [none]]]\n");
+	    (argc > 3 && !no_tso && !floor_tso)) {
+		fprintf(stderr, "usage: mem-model-oracle [SECONDS [MIN_CHECKS [none|floor]]]\n");
 		return 2;
 	}
 	/* With SECONDS 0, the stress waits for a SIGTERM (sigwait()). */
@@ -889,11 +905,15 @@ int main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	} else {
-		always_tso = get_model() == PR_SET_MEM_MODEL_DEFAULT;
+		/* A floor's GET must follow the thread: the cases judge it. */
+		always_tso = !floor_tso &&
+			     get_model() == PR_SET_MEM_MODEL_DEFAULT;
 		set_model(PR_SET_MEM_MODEL_DEFAULT);
 	}
 	if (always_tso)
 		say("an always-TSO system: every CPU's bit must read 1");
+	if (floor_tso)
+		say("a TSO floor: every CPU's bit must read 1, GET and SET per thread");
 
 	/* Sleeps as short as asked, in this thread and those it creates. */
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
