@@ -59,16 +59,10 @@ static int child_status(const struct call *c)
 	return c->ret == PR_SET_MEM_MODEL_DEFAULT ? CHILD_DEFAULT : CHILD_TSO;
 }
 
-/* A refusal is EINVAL; a success returns at most MAX. */
 static void expected(const char *what, const struct call *c, int max)
 {
-	char b[64];
-
-	if (c->ret < 0 ? c->err == EINVAL : c->ret <= max)
-		return;
-	failed = 1;
-	say(TAG "unexpected: %s gave %s (a kernel that refuses gives EINVAL)",
-	    what, shown(c, b, sizeof(b)));
+	if (!call_expected(TAG, what, c, max))
+		failed = 1;
 }
 
 static void *thread_body(void *arg)

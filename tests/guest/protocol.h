@@ -92,6 +92,22 @@ struct reads {
 	long weak;
 };
 
+/*
+ * A refusal is EINVAL and a success returns at most MAX: anything else
+ * is said, under TAG, and is false.
+ */
+static inline bool call_expected(const char *tag, const char *what,
+				 const struct call *c, int max)
+{
+	char b[64];
+
+	if (c->ret < 0 ? c->err == EINVAL : c->ret <= max)
+		return true;
+	say("%sunexpected: %s gave %s (a kernel that refuses gives EINVAL)",
+	    tag, what, shown(c, b, sizeof(b)));
+	return false;
+}
+
 /* Whether the emulated Apple CPU's oracle register exists. */
 static inline bool oracle_present(void)
 {
