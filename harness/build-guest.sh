@@ -133,6 +133,26 @@ build() {
 		done
 		msg "    collections: $(echo $have)"
 	fi
+	# The first part of the series (lib.sh, PART1_TREE) has a mem_model
+	# kselftest of its own, which its cells run: built from that tree,
+	# with the same headers, into an archive that run-cell.sh unpacks
+	# over the series' kselftest.
+	if [ "$arch" = arm64 ] && [ "$BASE" = "$FIRST_BASE" ] &&
+		[ "$(series_parts | wc -l)" -gt 1 ]; then
+		sync_part1_tree
+		core=$guest/core-root
+		rm -rf "$core" "$guest/core-kselftest-build"
+		run_logged "$LOGS/kselftest-core.log" make -C "$PART1_TREE/tools/testing/selftests" \
+			ARCH="$ksft_arch" CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" -j"$JOBS" \
+			O="$guest/core-kselftest-build" KHDR_INCLUDES="-isystem $hdr/include" \
+			TARGETS=mem_model INSTALL_PATH="$core/kselftest" install ||
+			die "building the first part's mem_model kselftest failed: see build/logs/kselftest-core.log"
+		[ -d "$core/kselftest/mem_model" ] ||
+			die "the first part's mem_model kselftest installed nothing"
+		(cd "$core" && find kselftest/mem_model | LC_ALL=C sort |
+			cpio -o -H newc --owner=0:0 --quiet) >"$guest/core-kselftest.cpio"
+		msg "    the first part's own mem_model kselftest: ${guest#"$TOP"/}/core-kselftest.cpio"
+	fi
 
 	# The oracle test and the benchmark read the emulated Apple CPU's
 	# registers: arm64 only. The client protocols (fex-protocol,
@@ -214,7 +234,7 @@ build() {
 	if [ -n "$key" ]; then
 		mkdir -p "$GUESTS"
 		(cd "$guest" && tar -cf "$GUESTS/$key.tar.tmp" \
-			$(ls initramfs.cpio kexec.cpio vm.cpio 2>/dev/null))
+			$(ls initramfs.cpio kexec.cpio vm.cpio core-kselftest.cpio 2>/dev/null))
 		mv "$GUESTS/$key.tar.tmp" "$GUESTS/$key.tar"
 		find "$GUESTS" -type f -mtime +14 -delete
 	fi
@@ -230,6 +250,9 @@ guest_key() {
 	{
 		echo "$1 $BASE $BASE_ARCHES"
 		git -C "$BUILD/linux" rev-parse 'HEAD^{tree}'
+		[ "$(series_parts | wc -l)" -lt 2 ] ||
+			git -C "$BUILD/linux" rev-parse -q --verify \
+				"$(part_branch "$(series_parts | head -n 1)")^{tree}" || true
 		cat "$TOP/harness/build-guest.sh" "$TOP/harness/lib.sh"
 		(cd "$TOP" && find tests/guest -type f | LC_ALL=C sort | xargs sha256sum)
 		cells

@@ -12,5 +12,7 @@ for c in $(base_cells); do
 done | sort -u | while read -r k; do
 	only=1
 	[ "$k:$BASE" != "debug:$FIRST_BASE" ] || only=
+	# The first part of the series: its worktree at the head of 'core'.
+	! is_part1_variant "$k" || sync_part1_tree
 	IMAGE_ONLY=$only sh "$TOP/harness/build-kernel.sh" "$k" || exit 1
 done

@@ -17,8 +17,10 @@ msg "    entry: $title"
 # get_maintainer.pl shortens long titles to their first 30 characters.
 short=$(printf '%s' "$title" | cut -c1-30)
 out=$LOGS/get_maintainer.log
+[ -n "$(series_patches)" ] || die "no patch in $SERIES_NAME/"
+# shellcheck disable=SC2046
 (cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-	"$SERIES"/[0-9][0-9][0-9][0-9]-*.patch) >"$out" 2>&1 ||
+	$(series_patches)) >"$out" 2>&1 ||
 	{ cat "$out"; die "get_maintainer.pl failed"; }
 sed 's/^/      /' "$out"
 grep -qF "$short" "$out" ||

@@ -170,7 +170,14 @@ git clone -q "$man_base_git" "$work/tree"
 
 # What the kernel series defines: "NAME VALUE" of each PR_* it adds to a
 # header, its Kconfig options and the files it creates.
-cat "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch >"$work/series" 2>/dev/null ||
+# A series in parts (PATCHES/N-NAME/): every part.
+found=
+for f in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch "$PATCHES"/[0-9]-*/[0-9][0-9][0-9][0-9]-*.patch; do
+	[ -e "$f" ] || continue
+	cat "$f"
+	found=1
+done >"$work/series"
+[ -n "$found" ] ||
 	die "no kernel series in ${PATCHES#"$TOP"/} to check the pages against (PATCHES=<dir>)"
 sed -n 's/^+#[[:space:]]*define[[:space:]]\{1,\}\(PR_[A-Z0-9_]*\)[[:space:]]\{1,\}\([^[:space:]]*\).*/\1 \2/p' \
 	"$work/series" >"$work/series-defines"

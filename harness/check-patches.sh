@@ -1,13 +1,13 @@
 #!/bin/sh
 # checkpatch.pl --strict on every patch of patches/ (not the cover
-# letter), and on the first base of kvm/ too, with the series' own
+# letters; each part of a series in parts), and on the first base of kvm/ too, with the series' own
 # scripts/checkpatch.pl. Fails if any patch has an error or a warning,
 # and names it. PATCHES=<dir> checks another directory of patches alone.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
 [ -f "$TREE/scripts/checkpatch.pl" ] || die "no build/linux: run 'make tree' first"
-dirs=${PATCHES:-$SERIES}
+dirs=${PATCHES:-$(series_parts)}
 if [ -z "${PATCHES:-}" ] && [ "$BASE" = "$FIRST_BASE" ] &&
 	ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
 	dirs="$dirs $KVM_SERIES"
@@ -16,6 +16,10 @@ fi
 for PATCHES in $dirs; do
 stage "checkpatch --strict on ${PATCHES#"$TOP"/}/"
 bad=
+# A directory with no patch (the parent of a series in parts, given as
+# PATCHES) would pass without a check.
+ls "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1 ||
+	die "no patch in ${PATCHES#"$TOP"/}/ (a series in parts: name a part, patches/1-core)"
 for p in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$p" ] || continue
 	name=${p##*/}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Write the base's series (patches/ for mainline, BASE=<base> for another)
-# back from its tree: git format-patch --cover-letter of base..HEAD; on
+# back from its tree: git format-patch --cover-letter of base..HEAD, or of
+# each part of a series in parts (lib.sh, series_parts); on
 # the first base, then the KVM series, kvm/, from its tree: series..kvm,
 # moved onto the series' new head first if the series was rewritten.
 # Stable: run twice with no change, it leaves no diff.
@@ -11,35 +12,64 @@ TREE=$BUILD/linux
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them first"
 
-out=$BUILD/patches.new
-rm -rf "$out"
-mkdir -p "$out"
-n=$(git -C "$TREE" rev-list --count base..HEAD)
 # The posting is [PATCH]; a backport says which tree it is for.
 prefix=PATCH
 [ "$BASE" = "$FIRST_BASE" ] || prefix="PATCH $BASE"
-if [ "$n" -gt 0 ]; then
-	# Fixed options, so that the output does not depend on the
-	# developer's git configuration or the size of the tree's object
-	# store (abbreviations): no hashes that change on every
-	# 'git am', no git version in the signature.
-	git -C "$TREE" -c diff.renames=true \
-		format-patch -q --no-thread --cover-letter --cover-from-description=subject \
-		--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$prefix" \
-		-o "$out" base..HEAD
-	# The cover letter's date would be the time of the export.
-	sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
-		"$out/0000-cover-letter.patch"
-fi
-rm -f "$SERIES"/*.patch
-mkdir -p "$SERIES"
-if [ "$n" -gt 0 ]; then
-	mv "$out"/*.patch "$SERIES/"
-fi
-rmdir "$out"
+# Each part from the end of the one before (the base, for the first) to
+# its branch; the last part ends at HEAD. Every branch must be on the
+# series, and the parts must hold every commit, before anything is
+# written. --base=base: a later part lists the earlier parts' patches as
+# its prerequisites.
+from=base
+total=0
+ranges=
+for part in $(series_parts); do
+	branch=$(part_branch "$part")
+	to=HEAD
+	if [ "$branch" != series ]; then
+		git -C "$TREE" rev-parse -q --verify "$branch" >/dev/null ||
+			die "build/linux has no branch '$branch', where ${part#"$TOP"/}/ ends: run 'git -C build/linux branch $branch <its last commit>'"
+		git -C "$TREE" merge-base --is-ancestor "$branch" HEAD ||
+			die "branch '$branch' (the end of ${part#"$TOP"/}/) is not on the series: move it with 'git -C build/linux branch -f $branch <its last commit>'"
+		to=$branch
+	fi
+	total=$((total + $(git -C "$TREE" rev-list --count "$from..$to")))
+	ranges="$ranges $part:$from..$to"
+	from=$to
+done
+[ "$total" = "$(git -C "$TREE" rev-list --count base..HEAD)" ] ||
+	die "the parts of $SERIES_NAME/ would hold $total patches, but base..HEAD has $(git -C "$TREE" rev-list --count base..HEAD) commits"
+# A series that was one directory and is now in parts keeps no patch of
+# its own.
+[ "$(series_parts)" = "$SERIES" ] || rm -f "$SERIES"/*.patch
+for r in $ranges; do
+	part=${r%:*} range=${r##*:}
+	out=$BUILD/patches.new
+	rm -rf "$out"
+	mkdir -p "$out"
+	n=$(git -C "$TREE" rev-list --count "$range")
+	if [ "$n" -gt 0 ]; then
+		# Fixed options, so that the output does not depend on the
+		# developer's git configuration or the size of the tree's
+		# object store (abbreviations): no hashes that change on
+		# every 'git am', no git version in the signature. The cover
+		# letter is the description of the branch the range ends at.
+		git -C "$TREE" -c diff.renames=true \
+			format-patch -q --no-thread --cover-letter --cover-from-description=subject \
+			--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$prefix" \
+			-o "$out" "$range"
+		# The cover letter's date would be the time of the export.
+		sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
+			"$out/0000-cover-letter.patch"
+	fi
+	rm -f "$part"/*.patch
+	mkdir -p "$part"
+	[ "$n" = 0 ] || mv "$out"/*.patch "$part/"
+	rmdir "$out"
+	msg "${part#"$TOP"/}/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"
+done
 # The tree now matches patches/.
 record_tree_state
-msg "$SERIES_NAME/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"
 
 # The KVM series, stacked on this one.
 [ "$BASE" = "$FIRST_BASE" ] || exit 0

@@ -107,11 +107,50 @@ base_cells() {
 	done
 }
 
+# A series is one 'git format-patch --cover-letter' directory, or, when
+# it is posted in parts, one such directory per part, named N-NAME
+# (patches/1-core/, patches/2-apple/), each stacked on the parts before
+# it. In build/linux the last part ends at branch 'series', and every
+# other part at a branch of its NAME ('core'), which 'git rebase
+# --update-refs' (on in build/linux) moves along with its commits.
+# series_parts: the series' directories, in order.
+series_parts() {
+	if ls -d "$SERIES"/[0-9]-*/ >/dev/null 2>&1; then
+		ls -d "$SERIES"/[0-9]-*/ | sed 's,/$,,'
+	else
+		echo "$SERIES"
+	fi
+}
+
+# part_branch DIR: the branch of build/linux at the end of part DIR.
+part_branch() {
+	if [ "$1" = "$(series_parts | tail -n 1)" ]; then
+		echo series
+	else
+		_p=${1##*/}
+		echo "${_p#[0-9]-}"
+	fi
+}
+
+# series_patches [DIR]: the patches of the series (or of the directory
+# DIR, a series or one of its parts), in order, without cover letters.
+series_patches() {
+	for _d in $(if [ $# -gt 0 ]; then echo "$1"; else series_parts; fi); do
+		for _p in "$_d"/[0-9][0-9][0-9][0-9]-*.patch; do
+			case $_p in
+			*/0000-cover-letter.patch | *'*'*) ;;
+			*) echo "$_p" ;;
+			esac
+		done
+	done
+}
+
 # The content of the base's series (patches/ for mainline), and which tree
 # commit it was made from or into: build/linux is up to date with the
 # series while the two match.
 patches_id() {
-	cat "$SERIES"/*.patch 2>/dev/null | git hash-object --stdin
+	cat "$SERIES"/*.patch "$SERIES"/[0-9]-*/*.patch 2>/dev/null |
+		git hash-object --stdin
 }
 
 record_tree_state() {
@@ -136,6 +175,34 @@ kvm_patches_id() {
 	cat "$KVM_SERIES"/*.patch 2>/dev/null | git hash-object --stdin
 }
 
+# The first part of the first base's series (patches/1-core/) is booted on
+# its own, as it would be merged alone: kernel variant 'core' is built
+# from build/core/linux, a worktree of build/linux at the first part's
+# branch ('core', detached), into build/core/kernel/core, laid out as build/linux and
+# build/kernel/NAME are, so that ccache serves it from the builds of the
+# whole series. sync_part1_tree moves the worktree to the branch's head.
+PART1_TREE=$BUILD_TOP/core/linux
+PART1_VARIANTS=core
+
+is_part1_variant() {
+	[ "$BASE" = "$FIRST_BASE" ] && case " $PART1_VARIANTS " in *" $1 "*) true ;; *) false ;; esac
+}
+
+sync_part1_tree() {
+	_b=$(part_branch "$(series_parts | head -n 1)")
+	[ "$_b" != series ] || die "$SERIES_NAME/ is not in parts: no first part to build alone"
+	git -C "$BUILD/linux" rev-parse -q --verify "$_b" >/dev/null ||
+		die "build/linux has no branch '$_b', where the first part of the series ends: run 'make tree'"
+	if [ "$(git -C "$PART1_TREE" rev-parse --show-toplevel 2>/dev/null)" = "$PART1_TREE" ]; then
+		git -C "$PART1_TREE" checkout -q --detach "$_b"
+	else
+		rm -rf "$PART1_TREE"
+		git -C "$BUILD/linux" worktree prune
+		mkdir -p "$(dirname "$PART1_TREE")"
+		git -C "$BUILD/linux" worktree add -q --detach "$PART1_TREE" "$_b"
+	fi
+}
+
 # is_kvm_variant NAME: true if variant NAME is built from the KVM tree.
 is_kvm_variant() {
 	[ "$BASE" = "$FIRST_BASE" ] && case " $KVM_VARIANTS " in *" $1 "*) true ;; *) false ;; esac
@@ -144,11 +211,19 @@ is_kvm_variant() {
 # variant_src NAME, variant_out NAME: the tree kernel variant NAME is
 # built from, and where its build goes.
 variant_src() {
-	if is_kvm_variant "$1"; then echo "$KVM_TREE"; else echo "$BUILD/linux"; fi
+	if is_kvm_variant "$1"; then
+		echo "$KVM_TREE"
+	elif is_part1_variant "$1"; then
+		echo "$PART1_TREE"
+	else
+		echo "$BUILD/linux"
+	fi
 }
 variant_out() {
 	if is_kvm_variant "$1"; then
 		echo "$BUILD_TOP/kvm/kernel/$1"
+	elif is_part1_variant "$1"; then
+		echo "$BUILD_TOP/core/kernel/$1"
 	else
 		echo "$BUILD/kernel/$1"
 	fi

@@ -1,16 +1,19 @@
 #!/bin/sh
 # make-mail.sh: write build/mail/, the posting of patches/ as b4 would
-# mail it, without sending anything. b4 (prep, then send -o) works in a
-# clone of build/linux, build/mail-work, where it makes the cover letter
-# from patches/' cover letter, the subjects of the revision that
-# harness/postings.tsv names ([PATCH vN ...]), To: and Cc: from
-# get_maintainer.pl, with linux-api@vger.kernel.org copied on the new
-# user-space ABI, and, from revision 2 on, the range-diff against the
-# revision before, rebuilt from the commit of this repository that
-# postings.tsv records for it. PREFIXES="RFC" adds prefixes. Then
-# build/mail/man-pages/ gets the man-pages patch
-# (harness/mail-man-pages.sh), and build/mail/kvm/ the KVM series
-# (harness/mail-kvm.sh). See docs/posting.md.
+# mail it, without sending anything. A series in parts is posted part by
+# part: the first (patches/1-core/) alone can be merged, and b4 mails it;
+# each later part, and the KVM series, follows as a series of its own,
+# stacked on the parts before it (harness/mail-part.sh).
+# b4 (prep, then send -o) works in a clone of build/linux, build/mail-work,
+# where it makes the cover letter from the first part's cover letter, the
+# subjects of the revision that harness/postings.tsv names
+# ([PATCH vN ...]), To: and Cc: from get_maintainer.pl, with
+# linux-api@vger.kernel.org copied on the new user-space ABI, and, from
+# revision 2 on, the range-diff against the revision before, rebuilt from
+# the commit of this repository that postings.tsv records for it.
+# PREFIXES="RFC" adds prefixes. Then build/mail/man-pages/ gets the
+# man-pages patch (harness/mail-man-pages.sh), build/mail/apple/ the
+# second part and build/mail/kvm/ the KVM series. See docs/posting.md.
 . "$(dirname "$0")/lib.sh"
 
 [ "$BASE" = "$FIRST_BASE" ] || die "the posting is the series of base $FIRST_BASE"
@@ -18,7 +21,10 @@ command -v b4 >/dev/null || die "no b4: run 'make deps'"
 TREE=$BUILD/linux
 git -C "$TREE" rev-parse -q --verify 'base^{commit}' >/dev/null 2>&1 ||
 	die "no build/linux: run 'make tree' first"
-[ -f "$SERIES/0000-cover-letter.patch" ] || die "$SERIES_NAME/ has no cover letter"
+# The first part: the posting that b4 mails.
+FIRST=$(series_parts | head -n 1)
+FIRST_NAME=${FIRST#"$TOP"/}
+[ -f "$FIRST/0000-cover-letter.patch" ] || die "$FIRST_NAME/ has no cover letter"
 POSTINGS=$TOP/harness/postings.tsv
 out=$BUILD/mail
 work=$BUILD/mail-work
@@ -83,15 +89,20 @@ if [ "$rev" -gt 1 ]; then
 	rm -rf "$old"
 	mkdir -p "$old"
 	git -C "$TOP" archive "$prev_commit" "$SERIES_NAME" | tar -x -C "$old"
-	old_cover=$old/$SERIES_NAME/0000-cover-letter.patch
-	[ -f "$old_cover" ] || die "revision $prev ($prev_commit) has no $SERIES_NAME/0000-cover-letter.patch"
+	# Its first part, if it was in parts.
+	old_series=$old/$SERIES_NAME
+	for d in "$old/$SERIES_NAME"/[0-9]-*/; do
+		[ -d "$d" ] && old_series=${d%/} && break
+	done
+	old_cover=$old_series/0000-cover-letter.patch
+	[ -f "$old_cover" ] || die "revision $prev ($prev_commit) has no cover letter in $SERIES_NAME/"
 	old_base=$(sed -n 's/^base-commit: //p' "$old_cover")
 	if ! git -C "$work" cat-file -e "$old_base^{commit}" 2>/dev/null; then
 		msg "    revision $prev's base $old_base is not in build/linux: range-diff against it applied to this base"
 		old_base=$(git -C "$work" rev-parse 'base^{commit}')
 	fi
 	git -C "$work" checkout -q -b "mail-v$prev" "$old_base"
-	n=$(sh "$TOP/harness/apply-series.sh" "$work" "$old/$SERIES_NAME") ||
+	n=$(sh "$TOP/harness/apply-series.sh" "$work" "$old_series") ||
 		die "revision $prev ($prev_commit) does not apply to $old_base"
 	{
 		sed -n 's/^Subject: //p' "$old_cover" | head -n 1
@@ -109,9 +120,9 @@ fi
 git -C "$work" checkout -q -B mail-base base
 (cd "$work" && b4 prep -n "$name") >"$LOGS/mail-b4.log" 2>&1 ||
 	{ cat "$LOGS/mail-b4.log" >&2; die "b4 prep -n failed"; }
-n=$(sh "$TOP/harness/apply-series.sh" "$work" "$SERIES")
+n=$(sh "$TOP/harness/apply-series.sh" "$work" "$FIRST")
 git -C "$work" config "branch.b4/$name.description" \
-	"$(sh "$TOP/harness/cover-description.sh" "$SERIES/0000-cover-letter.patch")"
+	"$(sh "$TOP/harness/cover-description.sh" "$FIRST/0000-cover-letter.patch")"
 tracking=$(git -C "$work" config "branch.b4/$name.b4-tracking" |
 	sed -e "s/\"change-id\": \"[^\"]*\"/\"change-id\": \"$change_id\"/")
 git -C "$work" config "branch.b4/$name.b4-tracking" "$tracking"
@@ -191,6 +202,18 @@ else
 fi
 
 sh "$TOP/harness/mail-man-pages.sh" "$prefix"
-sh "$TOP/harness/mail-kvm.sh"
-msg "    to post: docs/posting.md ('b4 send' in build/mail-work, then the man-pages patch in reply to the cover letter, then harness/record-posting.sh)"
+# The later parts, each from the end of the part before it.
+from=
+for part in $(series_parts); do
+	branch=$(part_branch "$part")
+	if [ -n "$from" ]; then
+		p=${part##*/}
+		sh "$TOP/harness/mail-part.sh" "${p#[0-9]-}" "$TREE" "$from" "$branch" "$prefix"
+	fi
+	from=$branch
+done
+if ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
+	sh "$TOP/harness/mail-part.sh" kvm "$KVM_TREE" series HEAD "$prefix"
+fi
+msg "    to post: docs/posting.md ('b4 send' in build/mail-work, then the man-pages patch in reply to the cover letter, then the later parts in order, then harness/record-posting.sh)"
 stage_end

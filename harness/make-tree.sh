@@ -1,7 +1,8 @@
 #!/bin/sh
 # Make build/linux (build/<base>/linux for BASE=<base>): the base commit,
 # tagged 'base', and one commit per patch of the base's series (patches/
-# for mainline) on branch 'series'; on the first base, then the KVM
+# for mainline) on branch 'series', where the first part of a series in
+# parts ends at branch 'core'; on the first base, then the KVM
 # series' tree on top of it (harness/make-kvm-tree.sh). An existing tree is reused while the
 # series is unchanged; it is rebuilt when the series changed and the tree
 # holds no work that was not exported. FORCE=1 rebuilds it regardless.
@@ -46,22 +47,29 @@ git -C "$TREE" config user.name \
 git -C "$TREE" config user.email \
 	"$(git -C "$TOP" config user.email || echo 'harness@localhost')"
 
-# The cover letter's subject and blurb live on as the branch description,
-# which 'make export' turns back into the cover letter.
-cover=$SERIES/0000-cover-letter.patch
-if [ -f "$cover" ]; then
-	sh "$TOP/harness/cover-description.sh" "$cover" >"$TREE/.git/cover-description"
-	git -C "$TREE" config branch.series.description \
-		"$(cat "$TREE/.git/cover-description")"
-fi
+# A fixup folded into the first part of a series posted in parts moves
+# that part's branch ('core') with it.
+git -C "$TREE" config rebase.updateRefs true
 
-set -- "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch
+# Each part's patches, one commit each; every part but the last ends at a
+# branch of its name (lib.sh, series_parts). The cover letter's subject
+# and blurb live on as the part's branch description, which 'make
+# export' turns back into the cover letter.
 n=0
-for p; do
-	case $p in */0000-cover-letter.patch | *'*'*) continue ;; esac
-	git -C "$TREE" am -q --keep-cr "$p" ||
-		die "patch ${p#"$TOP"/} does not apply to base $BASE (see 'git -C ${TREE#"$TOP"/} am --show-current-patch')"
-	n=$((n + 1))
+for part in $(series_parts); do
+	branch=$(part_branch "$part")
+	cover=$part/0000-cover-letter.patch
+	if [ -f "$cover" ]; then
+		sh "$TOP/harness/cover-description.sh" "$cover" >"$TREE/.git/cover-description"
+		git -C "$TREE" config "branch.$branch.description" \
+			"$(cat "$TREE/.git/cover-description")"
+	fi
+	for p in $(series_patches "$part"); do
+		git -C "$TREE" am -q --keep-cr "$p" ||
+			die "patch ${p#"$TOP"/} does not apply to base $BASE (see 'git -C ${TREE#"$TOP"/} am --show-current-patch')"
+		n=$((n + 1))
+	done
+	[ "$branch" = series ] || git -C "$TREE" branch -f "$branch"
 done
 msg "    $n patch(es) on base $(git -C "$TREE" rev-parse --short base)"
 record_tree_state

@@ -24,8 +24,11 @@ commit=$(git -C "$TOP" rev-parse --verify "${2:-HEAD}^{commit}") ||
 if [ $# = 1 ] && [ -n "$(git -C "$TOP" status --porcelain -- "$SERIES_NAME")" ]; then
 	die "$SERIES_NAME/ differs from HEAD: commit what was mailed and record that commit"
 fi
-git -C "$TOP" cat-file -e "$commit:$SERIES_NAME/0000-cover-letter.patch" 2>/dev/null ||
-	die "commit $commit has no $SERIES_NAME/0000-cover-letter.patch"
+# The cover letter of the series, or of its first part.
+first=$(series_parts | head -n 1)
+first=${first#"$TOP"/}
+git -C "$TOP" cat-file -e "$commit:$first/0000-cover-letter.patch" 2>/dev/null ||
+	die "commit $commit has no $first/0000-cover-letter.patch"
 
 last=$(sed -e 's/#.*//' "$POSTINGS" | awk 'NF' | tail -n 1)
 set -- $last

@@ -36,6 +36,15 @@ x86_64) console=ttyS0 ;;
 esac
 [ -f "$image" ] || die "cell $cell: no kernel image $image"
 [ -f "$initrd" ] || die "cell $cell: no initramfs: run harness/build-guest.sh"
+# The first part of the series alone boots with that part's own mem_model
+# kselftest (harness/build-guest.sh), unpacked over the series' one.
+core=
+if is_part1_variant "${kernel#base/}"; then
+	core=$(dirname "$initrd")/core-kselftest.cpio
+	[ -f "$core" ] || die "cell $cell: no $core: run harness/build-guest.sh"
+	cat "$initrd" "$core" >"$RESULTS/$cell.initrd"
+	initrd=$RESULTS/$cell.initrd
+fi
 want=$(awk -v r="$expect" '$1 == r { print "get=" $2 " set_tso=" $3 " get_after=" $4 " set_default=" $5 }' \
 	"$TOP/tests/expect.tsv")
 [ -n "$want" ] || die "cell $cell: no row '$expect' in tests/expect.tsv"
@@ -195,7 +204,7 @@ while kill -0 "$pid" 2>/dev/null; do
 	fi
 done
 wait "$pid" && rc=0 || rc=$?
-[ -z "$kexec$vm" ] || rm -f "$initrd"
+[ -z "$kexec$vm$core" ] || rm -f "$initrd"
 if [ -n "$mon" ]; then
 	exec 3>&-
 	kill "$mpid" 2>/dev/null || true
