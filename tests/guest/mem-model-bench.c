@@ -10,7 +10,7 @@
  *
  *   mem-model-bench: WORKLOAD n=N instr=I actlr-reads=R actlr-writes=W models=ok|refused
  *
- * I is instructions per unit (per context switch, call, sleep or read),
+ * I is instructions per unit (per context switch, call, sleep, read or exec),
  * R and W the ACTLR_EL1 accesses per unit from the emulated Apple CPU's
  * counters (qemu/README.md), or "-" on other CPUs. "models" says whether
  * the kernel took the models the workload asks for.
@@ -39,6 +39,19 @@
  * that preempts the reader (at a tick under PREEMPT_LAZY, or at once under
  * CONFIG_PREEMPT) still runs on CPU0 in between. On a kernel that refuses
  * TSO they run DEFAULT, and say models=refused.
+ *
+ * Last, what an exec costs a TSO thread, whose model execve() resets to
+ * DEFAULT, ROUNDS / 64 times (at least once):
+ *
+ *   exec         the TSO thread, on CPU0, fork()s a child that execve()s
+ *                this program (/proc/self/exe) with the one argument
+ *                "exec-child", and waitpid()s it. I is per exec: the fork,
+ *                the exec, the child's exit and the wait.
+ *
+ * An exec child checks, at the top of main(), that PR_GET_MEM_MODEL says
+ * DEFAULT (where the kernel has the prctl) and exits 0, or 1 if not; the
+ * program says so and exits 1 if a child fails or its exec does. On a
+ * kernel that refuses TSO the thread runs DEFAULT: models=refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +65,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -244,10 +258,106 @@ static void tso_kworker(const char *name, long n)
 	close(fd);
 }
 
+/*
+ * The argument that makes this program an exec child: it checks its model
+ * and exits, before anything else. An exit status of 127 says its exec
+ * failed.
+ */
+#define EXEC_CHILD_ARG "exec-child"
+#define EXEC_FAILED 127
+
+/* An exec child: a TSO thread's exec must have given it DEFAULT. */
+static int exec_child(void)
+{
+	int model = prctl(PR_GET_MEM_MODEL, 0, 0, 0, 0);
+
+	/* A kernel without the prctl, such as the base, runs DEFAULT. */
+	if (model == PR_SET_MEM_MODEL_DEFAULT || (model < 0 && errno == EINVAL))
+		return 0;
+	printf("mem-model-bench: exec: PR_GET_MEM_MODEL after exec returned %d (%s), not DEFAULT\n",
+	       model, model < 0 ? strerror(errno) : "no error");
+	return 1;
+}
+
+/* One exec: fork, execve() of @self as an exec child, exit and wait. */
+static void exec_once(const char *name, const char *self)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		perror("mem-model-bench: fork");
+		exit(1);
+	}
+	if (!pid) {
+		execve(self, (char *[]){ (char *)self, EXEC_CHILD_ARG, NULL },
+		       environ);
+		perror("mem-model-bench: execve");
+		_exit(EXEC_FAILED);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		perror("mem-model-bench: waitpid");
+		exit(1);
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXEC_FAILED)
+		printf("mem-model-bench: %s: the exec of %s failed\n", name, self);
+	else if (WIFEXITED(status))
+		printf("mem-model-bench: %s: the exec child exited %d\n", name,
+		       WEXITSTATUS(status));
+	else
+		printf("mem-model-bench: %s: the exec child died of signal %d\n",
+		       name, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	exit(1);
+}
+
+/*
+ * A TSO thread on CPU0 execs a child, which runs on CPU0 too (it inherits
+ * the affinity) while the thread waits. fork(), not vfork(): a vfork()ing
+ * thread wakes up in the middle of the exec, when the child lets go of its
+ * memory, and is runnable for the rest of the child's life; a fork()ing
+ * one waits in waitpid(), or, if the child ran first, stays preempted
+ * until a tick finds the child's slice used up. The exec reads ACTLR_EL1
+ * once and writes it once (the child was TSO), and the switch from the
+ * child, then DEFAULT, back to the TSO thread writes it once: each time
+ * the thread runs in between costs two more writes.
+ */
+static void exec_tso(const char *name, long n, const char *self)
+{
+	struct sample s0, s1;
+	bool ok;
+
+	ok = set_model(PR_SET_MEM_MODEL_TSO);
+	for (long i = 0; i < warmup(n) + n; i++) {
+		if (i == warmup(n))
+			sample(&s0);
+		exec_once(name, self);
+	}
+	sample(&s1);
+	report(name, n, &s0, &s1, ok);
+	set_model(PR_SET_MEM_MODEL_DEFAULT);
+}
+
+/* This program's path, for the exec children: resolved once. */
+static const char *self_path(const char *argv0)
+{
+	static char path[4096];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (len <= 0)
+		return argv0;
+	path[len] = 0;
+	return path;
+}
+
 int main(int argc, char **argv)
 {
-	long rounds = bench_rounds(argc, argv);
+	long rounds;
 
+	if (argc == 2 && !strcmp(argv[1], EXEC_CHILD_ARG))
+		return exec_child();
+	rounds = bench_rounds(argc, argv);
 	have_counters = apple_regs_present();
 	pin_cpu0();
 	set_model(PR_SET_MEM_MODEL_DEFAULT);
@@ -262,6 +372,7 @@ int main(int argc, char **argv)
 	calls("set", PR_SET_MEM_MODEL, 5 * rounds);
 	sleep_wake("sleep-wake", rounds / 4 ? rounds / 4 : 1);
 	tso_kworker("tso-kworker", rounds / 4 ? rounds / 4 : 1);
+	exec_tso("exec", rounds / 64 ? rounds / 64 : 1, self_path(argv[0]));
 	printf("mem-model-bench: done\n");
 	return 0;
 }
