@@ -12,6 +12,34 @@ TREE=$BUILD/linux
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them first"
 
+# write_series TREE RANGE DIR PREFIX: DIR becomes git format-patch
+# --cover-letter of RANGE in TREE, with fixed options, so that the output
+# does not depend on the developer's git configuration or the size of the
+# tree's object store (abbreviations): no hashes that change on every
+# 'git am', no git version in the signature. The cover letter is the
+# description of the branch the range ends at; --base=base lists the
+# patches below the range as prerequisites.
+write_series() {
+	_out=$BUILD/patches.new
+	rm -rf "$_out"
+	mkdir -p "$_out"
+	_n=$(git -C "$1" rev-list --count "$2")
+	if [ "$_n" -gt 0 ]; then
+		git -C "$1" -c diff.renames=true \
+			format-patch -q --no-thread --cover-letter --cover-from-description=subject \
+			--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$4" \
+			-o "$_out" "$2"
+		# The cover letter's date would be the time of the export.
+		sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
+			"$_out/0000-cover-letter.patch"
+	fi
+	rm -f "$3"/*.patch
+	mkdir -p "$3"
+	[ "$_n" = 0 ] || mv "$_out"/*.patch "$3/"
+	rmdir "$_out"
+	msg "${3#"$TOP"/}/: $_n patch(es) and $([ "$_n" -gt 0 ] && echo a || echo no) cover letter"
+}
+
 # The posting is [PATCH]; a backport says which tree it is for.
 prefix=PATCH
 [ "$BASE" = "$FIRST_BASE" ] || prefix="PATCH $BASE"
@@ -43,30 +71,7 @@ done
 # its own.
 [ "$(series_parts)" = "$SERIES" ] || rm -f "$SERIES"/*.patch
 for r in $ranges; do
-	part=${r%:*} range=${r##*:}
-	out=$BUILD/patches.new
-	rm -rf "$out"
-	mkdir -p "$out"
-	n=$(git -C "$TREE" rev-list --count "$range")
-	if [ "$n" -gt 0 ]; then
-		# Fixed options, so that the output does not depend on the
-		# developer's git configuration or the size of the tree's
-		# object store (abbreviations): no hashes that change on
-		# every 'git am', no git version in the signature. The cover
-		# letter is the description of the branch the range ends at.
-		git -C "$TREE" -c diff.renames=true \
-			format-patch -q --no-thread --cover-letter --cover-from-description=subject \
-			--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$prefix" \
-			-o "$out" "$range"
-		# The cover letter's date would be the time of the export.
-		sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
-			"$out/0000-cover-letter.patch"
-	fi
-	rm -f "$part"/*.patch
-	mkdir -p "$part"
-	[ "$n" = 0 ] || mv "$out"/*.patch "$part/"
-	rmdir "$out"
-	msg "${part#"$TOP"/}/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"
+	write_series "$TREE" "${r##*:}" "${r%:*}" "$prefix"
 done
 # The tree now matches patches/.
 record_tree_state
@@ -82,22 +87,5 @@ if [ -n "$old" ] && [ "$old" != "$new" ]; then
 	git -C "$KVM_TREE" rebase -q --onto "$new" "$old" ||
 		die "the KVM series does not apply to the rewritten series: resolve the rebase in build/kvm/linux, then run 'make export' again"
 fi
-out=$BUILD/kvm-patches.new
-rm -rf "$out"
-mkdir -p "$out"
-n=$(git -C "$KVM_TREE" rev-list --count series..HEAD)
-if [ "$n" -gt 0 ]; then
-	# --base=base: the series' patches are listed as prerequisites.
-	git -C "$KVM_TREE" -c diff.renames=true \
-		format-patch -q --no-thread --cover-letter --cover-from-description=subject \
-		--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix=PATCH \
-		-o "$out" series..HEAD
-	sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
-		"$out/0000-cover-letter.patch"
-fi
-rm -f "$KVM_SERIES"/*.patch
-mkdir -p "$KVM_SERIES"
-[ "$n" = 0 ] || mv "$out"/*.patch "$KVM_SERIES/"
-rmdir "$out"
+write_series "$KVM_TREE" series..HEAD "$KVM_SERIES" PATCH
 echo "$(kvm_patches_id) $new $(git -C "$KVM_TREE" rev-parse HEAD)" >"$BUILD_TOP/kvm/state"
-msg "kvm/: $n patch(es) and $([ "$n" -gt 0 ] && echo a || echo no) cover letter"
