@@ -92,12 +92,13 @@ build() {
 	# The kselftest collections this architecture's cells name.
 	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
 	# "oracle", "kexec:VARIANT", "vm:OPTIN", "param:P", "bases:B" and
-	# "singlestep" are the harness' own.
+	# "singlestep" are the harness' own; "kvm" is the KVM series' own
+	# selftest (below).
 	targets=
 	subtargets=
 	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
 		case $t in
-		oracle | oracle:* | kexec:* | vm:* | param:* | bases:* | singlestep) ;;
+		oracle | oracle:* | kexec:* | vm:* | param:* | bases:* | singlestep | kvm) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -177,6 +178,27 @@ build() {
 		cp "$TOP/tests/guest/tso-vm.state" "$root/usr/share/mem-model/"
 	fi
 
+	# The KVM series (kvm/) adds a KVM selftest, arm64/mem_model, which
+	# the VM cells' hosts run as the collection "kvm": built from the KVM
+	# tree, with that tree's UAPI headers, alone of the KVM selftests.
+	if [ "$arch" = arm64 ] && [ "$BASE" = "$FIRST_BASE" ] &&
+		[ -f "$KVM_TREE/tools/testing/selftests/kvm/arm64/mem_model.c" ]; then
+		kb=$guest/kvm-kselftest-build
+		rm -rf "$kb"
+		run_logged "$LOGS/kselftest-kvm.log" sh -c '
+			make -C "$1" O="$2/headers-build" ARCH=arm64 \
+				INSTALL_HDR_PATH="$2/headers" -j"$4" headers_install &&
+			make -C "$1/tools/testing/selftests/kvm" ARCH=arm64 \
+				CROSS_COMPILE="$3" CC="ccache ${3}gcc" -j"$4" \
+				OUTPUT="$2" KHDR_INCLUDES="-isystem $2/headers/include" \
+				TEST_GEN_PROGS_arm64=arm64/mem_model' sh \
+			"$KVM_TREE" "$kb" "$cross" "$JOBS" ||
+			die "building the KVM selftest arm64/mem_model failed: see build/logs/kselftest-kvm.log"
+		mkdir -p "$root/kselftest/kvm"
+		cp "$kb/arm64/mem_model" "$root/kselftest/kvm/mem_model"
+		echo kvm:mem_model >>"$root/kselftest/kselftest-list.txt"
+		msg "    the KVM series' selftest: kselftest/kvm/mem_model (collection kvm)"
+	fi
 	# The kselftests are linked as upstream builds them, most of them
 	# dynamically: the guest gets their program interpreter and the
 	# libraries they need, from the toolchain's libc. The interpreter is
@@ -253,6 +275,8 @@ guest_key() {
 		[ "$(series_parts | wc -l)" -lt 2 ] ||
 			git -C "$BUILD/linux" rev-parse -q --verify \
 				"$(part_branch "$(series_parts | head -n 1)")^{tree}" || true
+		[ "$BASE" != "$FIRST_BASE" ] || [ ! -d "$KVM_TREE" ] ||
+			git -C "$KVM_TREE" rev-parse 'HEAD^{tree}'
 		cat "$TOP/harness/build-guest.sh" "$TOP/harness/lib.sh"
 		(cd "$TOP" && find tests/guest -type f | LC_ALL=C sort | xargs sha256sum)
 		cells

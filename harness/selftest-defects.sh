@@ -4,7 +4,10 @@
 # a VM cell, from the KVM series' tree) of the mainline series with
 # tests/defects/NAME.patch, boot
 # it in the cell the list names, and require that the cell fails on the
-# check it names.
+# check it names. A cell "bench:CELL" is a cell of tests/bench-vm.txt:
+# the KVM series' kernel with the defect is benchmarked there against the
+# kernel without the KVM series (make check's smoke run), and the exit
+# row the check names must miss its target.
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
@@ -25,9 +28,18 @@ sed -e 's/#.*//' "$TOP/tests/defects.txt" | awk 'NF' |
 while read -r name cell check; do
 	d=$TOP/tests/defects/$name.patch
 	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
-	line=$(matrix_lines | awk -v c="$cell" '$1 == c')
-	[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
-	variant=$(echo "$line" | awk '{ print $3 }')
+	case $cell in
+	bench:*)
+		line=- variant=kvm
+		grep -q "^${cell#bench:}[	 ]" "$TOP/tests/bench-vm.txt" ||
+			die "tests/defects.txt: no cell '${cell#bench:}' in tests/bench-vm.txt"
+		;;
+	*)
+		line=$(matrix_lines | awk -v c="$cell" '$1 == c')
+		[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
+		variant=$(echo "$line" | awk '{ print $3 }')
+		;;
+	esac
 	# A VM cell's kernel is built from the KVM series' tree.
 	h=$head what=series
 	if is_kvm_variant "$variant"; then
@@ -47,6 +59,23 @@ while read -r name cell check; do
 	# and the one before it changed, from ccache.
 	kdir=$BUILD/defect/kernel/$variant
 	OUT=$kdir IMAGE_ONLY=1 sh "$TOP/harness/build-kernel.sh" "$variant" "$src"
+
+	if [ "$line" = - ]; then
+		out=$LOGS/defect-$name.log
+		bt=$RESULTS/defect-$name-bench.tsv
+		if VM_SMOKE_CELLS=${cell#bench:} sh "$TOP/harness/bench-exits-smoke.sh" \
+			"$kdir/arch/arm64/boot/Image" "$bt" >"$out" 2>&1; then
+			cat "$out"
+			die "the vCPU exits of bench cell ${cell#bench:} met their targets with the planted defect '$name'"
+		fi
+		row=$(awk -F'\t' -v w="$check" '$3 == w && $4 == "exit"' "$bt")
+		[ "$(echo "$row" | cut -f16)" = no ] || {
+			cat "$out"
+			die "with '$name', bench cell ${cell#bench:} missed a target, but not $check's"
+		}
+		msg "    planted defect '$name': bench cell ${cell#bench:} misses $check's target, as it must ($(echo "$row" | cut -f5) -> $(echo "$row" | cut -f6) instructions an exit, $(echo "$row" | cut -f15))"
+		continue
+	fi
 
 	# The cell, renamed, so that its results do not replace the matrix's;
 	# its oracle stress shorter, and a VM cell's guest without its

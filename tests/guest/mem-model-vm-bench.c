@@ -12,15 +12,22 @@
  * a put, a load, the world switches and two guest instructions, ROUNDS
  * times after ROUNDS / 4 unmeasured ones.
  *
- *   vcpu-exit-default   a VM that did not opt in, run by a DEFAULT thread
- *   vcpu-exit-host-tso  the same, run by a TSO thread (PR_SET_MEM_MODEL):
- *                       models=refused, and DEFAULT, where the host
- *                       refuses TSO
+ *   vcpu-exit-default   a VM that did not opt in, run by a DEFAULT
+ *                       thread, before any VM asked for a model
  *   vcpu-exit-vm-tso    a whole-VM TSO VM (KVM_CAP_ARM_MEM_MODEL,
  *                       KVM_ARM_MEM_MODEL_TSO) run by a DEFAULT thread:
  *                       models=refused, and a VM that did not opt in,
  *                       where KVM refuses it (a kernel without the KVM
  *                       series, a host without Apple's TSO)
+ *   vcpu-exit-default-after  the first workload again, once a VM has
+ *                       asked for a model (where KVM gave it one)
+ *   vcpu-exit-host-tso  a VM that did not opt in, run by a TSO thread
+ *                       (PR_SET_MEM_MODEL): models=refused, and
+ *                       DEFAULT, where the host refuses TSO
+ *
+ * In that order: KVM's hooks on load and put are patched-out branches
+ * until the first VM asks for a model, or, where host and guests share
+ * ACTLR_EL1, the first host thread runs TSO.
  *
  * It needs /dev/kvm, which a kernel has when it boots at EL2 with KVM.
  */
@@ -155,7 +162,8 @@ int main(int argc, char **argv)
 	have_counters = apple_regs_present();
 	pin_cpu0();
 	exits("vcpu-exit-default", false, false, rounds);
-	exits("vcpu-exit-host-tso", true, false, rounds);
 	exits("vcpu-exit-vm-tso", false, true, rounds);
+	exits("vcpu-exit-default-after", false, false, rounds);
+	exits("vcpu-exit-host-tso", true, false, rounds);
 	return 0;
 }

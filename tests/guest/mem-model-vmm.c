@@ -8,7 +8,7 @@
  *   mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]
  *                 [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]
  *                 [--save FILE | --restore FILE] [--no-run]
- *                 IMAGE INITRD
+ *                 [--stale-apple-tso] IMAGE INITRD
  *
  * The guest gets what an arm64 kernel needs to boot and talk: N vCPUs
  * (default 2) with PSCI 0.2, an in-kernel GICv3, the architected timer,
@@ -23,17 +23,21 @@
  * whole VM runs TSO; tso-per-vcpu, the guest switches TSO per vCPU;
  * none (the default), the VM does not opt in. A VM that the host cannot
  * give its model does not start: the message gives what
- * KVM_CHECK_EXTENSION offered and why KVM_ENABLE_CAP failed.
+ * KVM_CHECK_EXTENSION offered and why KVM_ENABLE_CAP failed. KVM tells
+ * the guest its model itself (its vendor hypervisor service).
  *
  * --save FILE: create the VM, ready to boot, write its state to FILE and
  * exit without running it. The state is what a VMM must carry to another
  * host for this VM: its memory model, its vCPU count and every register
  * of every vCPU that KVM_GET_REG_LIST names; the memory is the Image and
- * the initramfs, loaded again. --restore FILE creates the VM from FILE
- * instead: the model first, then the vCPUs and every saved register
- * (KVM_SET_ONE_REG). A host or a VM that cannot give the saved model
- * refuses it there, and the VMM stops with the reason. --mem-model with
- * --restore replaces the saved model, as a VMM that loses it would.
+ * the initramfs, loaded again. The model is in KVM's firmware
+ * pseudo-registers (KVM_REG_ARM_MEM_MODEL, KVM_REG_ARM_VCPU_MEM_MODEL),
+ * which the list names on every host with the memory model support.
+ * --restore FILE creates the VM from FILE instead: the model first, then
+ * the vCPUs and every saved register (KVM_SET_ONE_REG). A host or a VM
+ * that cannot give the saved model refuses it there, and the VMM stops
+ * with the register and the reason. --mem-model with --restore replaces
+ * the saved model, as a VMM that loses it would.
  * --no-run creates the VM (restored or not) and exits 0 without running
  * it.
  *
@@ -41,6 +45,13 @@
  * (PR_SET_MEM_MODEL) before they first run, as the threads of any host
  * program may: the host thread's model must still not reach a VM that
  * did not ask for TSO.
+ *
+ * --stale-apple-tso: the guest is shown what a KVM host without the
+ * memory model support shows when its copy of ACTLR_EL1 holds Apple's TSO
+ * bit: an Apple M1's MIDR_EL1, AIDR_EL1 bit 9, and ACTLR_EL1 bit 1 set,
+ * with its writes ignored (KVM_CAP_ARM_WRITABLE_IMP_ID_REGS and
+ * KVM_SET_ONE_REG, on a host that is not Apple's). The hardware runs the
+ * VM without TSO: a guest that claims TSO from that is wrong.
  *
  * The VMM exits 0 when the guest powers off, 1 on an error, with a
  * message on standard error that starts with "mem-model-vmm: ".
@@ -89,11 +100,22 @@ static int vcpu_threads_tso;
 static const char *mem_model;
 static const char *save_file, *restore_file;
 static int no_run;
+static int stale_apple_tso;
 
 #ifndef KVM_CAP_ARM_MEM_MODEL
 #define KVM_CAP_ARM_MEM_MODEL		252
 #define KVM_ARM_MEM_MODEL_TSO		(1ULL << 0)
 #define KVM_ARM_MEM_MODEL_TSO_PER_VCPU	(1ULL << 1)
+#endif
+#ifndef KVM_REG_ARM_MEM_MODEL
+#define KVM_REG_ARM_MEM_MODEL		KVM_REG_ARM_FW_REG(4)
+#define KVM_REG_ARM_VCPU_MEM_MODEL	KVM_REG_ARM_FW_REG(5)
+#endif
+#ifndef KVM_REG_ARM_VENDOR_HYP_BMAP_2
+#define KVM_REG_ARM_VENDOR_HYP_BMAP_2	KVM_REG_ARM_FW_FEAT_BMAP_REG(3)
+#endif
+#ifndef KVM_CAP_ARM_WRITABLE_IMP_ID_REGS
+#define KVM_CAP_ARM_WRITABLE_IMP_ID_REGS	239
 #endif
 
 
@@ -523,6 +545,34 @@ static void create_vcpu(struct vcpu *v, int id, int kvm_fd)
 	(void)kvm_fd;
 }
 
+#define ACTLR_EL1_ID	ARM64_SYS_REG(3, 0, 1, 0, 1)
+#define MIDR_EL1_ID	ARM64_SYS_REG(3, 0, 0, 0, 0)
+#define AIDR_EL1_ID	ARM64_SYS_REG(3, 1, 0, 0, 7)
+
+/*
+ * --stale-apple-tso: an Apple M1 (Icestorm) whose ACTLR_EL1 copy holds the
+ * TSO bit, on every vCPU; the ID registers are the VM's, set through any.
+ */
+static void show_stale_apple_tso(void)
+{
+	struct kvm_one_reg reg;
+	uint64_t actlr;
+
+	set_reg(vcpus[0].fd, MIDR_EL1_ID, 0x611f0220,
+		"--stale-apple-tso: MIDR_EL1");
+	set_reg(vcpus[0].fd, AIDR_EL1_ID, 1 << 9,
+		"--stale-apple-tso: AIDR_EL1");
+	for (int c = 0; c < ncpus; c++) {
+		reg.id = ACTLR_EL1_ID;
+		reg.addr = (uintptr_t)&actlr;
+		xioctl(vcpus[c].fd, KVM_GET_ONE_REG, &reg,
+		       "--stale-apple-tso: KVM_GET_ONE_REG(ACTLR_EL1)");
+		set_reg(vcpus[c].fd, ACTLR_EL1_ID, actlr | 2,
+			"--stale-apple-tso: ACTLR_EL1 with bit 1");
+	}
+	printf(TAG "--stale-apple-tso: the guest sees an Apple M1 whose ACTLR_EL1 holds the TSO bit\n");
+}
+
 /* ---- Saving and restoring ------------------------------------------- */
 
 /*
@@ -531,8 +581,23 @@ static void create_vcpu(struct vcpu *v, int id, int kvm_fd)
  * value in hex, in memory order. Lines after the first three that start
  * with '#' are comments.
  */
-#define ACTLR_EL1_ID	ARM64_SYS_REG(3, 0, 1, 0, 1)
 #define STATE_MAGIC	"mem-model-vmm-state 1"
+
+/* Why KVM_SET_ONE_REG of a saved register that carries the model failed. */
+static const char *refused_because(uint64_t id)
+{
+	switch (id) {
+	case KVM_REG_ARM_MEM_MODEL:
+		return "this VM's memory model (KVM_REG_ARM_MEM_MODEL) is not the saved one";
+	case KVM_REG_ARM_VCPU_MEM_MODEL:
+		return "this VM cannot give the vCPU's saved memory model (KVM_REG_ARM_VCPU_MEM_MODEL)";
+	case KVM_REG_ARM_VENDOR_HYP_BMAP_2:
+		return "this VM cannot offer the saved hypervisor services (KVM_REG_ARM_VENDOR_HYP_BMAP_2), the memory model's among them";
+	case ACTLR_EL1_ID:
+		return "this host refuses the saved ACTLR_EL1 (its TSO bit is not the vCPU's state here)";
+	}
+	return NULL;
+}
 
 static void save_state(const char *path)
 {
@@ -632,14 +697,11 @@ static void restore_regs(FILE *f, const char *path)
 			sscanf(hex + 2 * b, "%2hhx", &val[b]);
 		reg.id = id;
 		if (ioctl(vcpus[c].fd, KVM_SET_ONE_REG, &reg)) {
-			uint64_t v;
+			const char *why = refused_because(id);
 
-			if (id != ACTLR_EL1_ID)
-				die("--restore %s refused: vCPU %d: KVM_SET_ONE_REG(register %#llx, bytes %s): %s",
-				    path, c, id, hex, strerror(errno));
-			memcpy(&v, val, sizeof(v));
-			die("--restore %s refused: vCPU %d: KVM_SET_ONE_REG(ACTLR_EL1 = %#llx): %s: this VM cannot give the memory model of the saved ACTLR_EL1",
-			    path, c, (unsigned long long)v, strerror(errno));
+			die("--restore %s refused: vCPU %d: KVM_SET_ONE_REG(register %#llx, bytes %s): %s%s%s",
+			    path, c, id, hex, strerror(errno),
+			    why ? ": " : "", why ? why : "");
 		}
 		n++;
 	}
@@ -681,7 +743,7 @@ static void usage(void)
 		"usage: mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]\n"
 		"                     [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]\n"
 		"                     [--save FILE | --restore FILE] [--no-run]\n"
-		"                     IMAGE INITRD\n");
+		"                     [--stale-apple-tso] IMAGE INITRD\n");
 	exit(2);
 }
 
@@ -702,8 +764,10 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--vcpu-threads-tso") ||
-		    !strcmp(argv[i], "--no-run")) {
-			*(argv[i][2] == 'v' ? &vcpu_threads_tso : &no_run) = 1;
+		    !strcmp(argv[i], "--no-run") ||
+		    !strcmp(argv[i], "--stale-apple-tso")) {
+			*(argv[i][2] == 'v' ? &vcpu_threads_tso :
+			  argv[i][2] == 'n' ? &no_run : &stale_apple_tso) = 1;
 			i--;
 			continue;
 		}
@@ -763,6 +827,14 @@ int main(int argc, char **argv)
 	run_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (mem_model)
 		set_mem_model(kvm_fd);
+	if (stale_apple_tso) {
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_ARM_WRITABLE_IMP_ID_REGS
+		};
+
+		xioctl(vm_fd, KVM_ENABLE_CAP, &cap,
+		       "--stale-apple-tso: KVM_ENABLE_CAP(KVM_CAP_ARM_WRITABLE_IMP_ID_REGS)");
+	}
 
 	ram = mmap(NULL, ram_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -795,6 +867,8 @@ int main(int argc, char **argv)
 	/* The boot protocol: x0 the device tree, x1 to x3 zero. */
 	set_reg(vcpus[0].fd, CORE_REG(regs.pc), kernel, "the boot vCPU's PC");
 	set_reg(vcpus[0].fd, CORE_REG(regs.regs[0]), dtb, "the boot vCPU's x0");
+	if (stale_apple_tso)
+		show_stale_apple_tso();
 	if (state)
 		restore_regs(state, restore_file);
 	if (save_file) {
