@@ -96,18 +96,20 @@ bench-vm-kernels: trees
 # its own file; and the vCPU exits on the emulated M1 with VHE, the KVM
 # series' 'kvm' kernel against the series' alone, which must meet their
 # instruction and register-access targets (harness/bench-exits-smoke.sh).
-# It boots the 'debug' kernels that the other checks build anyway (the
-# series' 'kvm' image comes from the cache when warm): it times nothing,
-# and two -O2 builds would add ten minutes to a cold make check.
+# The round trip boots the 'debug' kernels that the other checks build
+# anyway; the exits need the -O2 'kvm-on' images, which come from the
+# cache when warm. It times nothing.
 bench-smoke: guest qemu base-kernel kernels kvm-base-kernel
 	@ROUNDS=1 LEVELS=debug REFERENCE=- OUTPUT=build/results/bench-smoke.tsv \
 		sh $(H)/run-bench.sh
 	@sh $(H)/bench-exits-smoke.sh
 
-# The series' 'kvm' kernel, without the KVM series: the base of the vCPU
-# exits' smoke run and of the planted defect that the benchmark catches.
+# The 'kvm-on' kernels (-O2) of the series alone and with the KVM series,
+# whose vCPU exits the smoke run compares, and the base of the planted
+# defect that the benchmark catches: images, from the cache when warm.
 kvm-base-kernel: trees
-	@OUT=$(CURDIR)/build/kernel/kvm IMAGE_ONLY=1 sh $(H)/build-kernel.sh kvm $(CURDIR)/build/linux
+	@OUT=$(CURDIR)/build/kernel/kvm-on IMAGE_ONLY=1 sh $(H)/build-kernel.sh kvm-on $(CURDIR)/build/linux
+	@IMAGE_ONLY=1 sh $(H)/build-kernel.sh kvm-on
 
 # The base kernels of mainline that the checks compare with the series:
 # the regression guard's cells, sparse/W=1 ('debug'; its build also gives

@@ -168,10 +168,10 @@ record_tree_state() {
 # KVM commit with; 'kvm-on' is the benchmark's.
 KVM_SERIES=$TOP/kvm
 KVM_TREE=$BUILD_TOP/kvm/linux
-# The 'kvm' kernels of the KVM series and of the series alone, whose vCPU
-# exits make check compares (harness/bench-exits-smoke.sh).
-KVM_TREE_IMAGE=$BUILD_TOP/kvm/kernel/kvm/arch/arm64/boot/Image
-KVM_BASE_IMAGE=$BUILD_TOP/kernel/kvm/arch/arm64/boot/Image
+# The 'kvm-on' kernels (-O2) of the KVM series and of the series alone,
+# whose vCPU exits make check compares (harness/bench-exits-smoke.sh).
+KVM_TREE_IMAGE=$BUILD_TOP/kvm/kernel/kvm-on/arch/arm64/boot/Image
+KVM_BASE_IMAGE=$BUILD_TOP/kernel/kvm-on/arch/arm64/boot/Image
 KVM_VARIANTS="kvm kvm-on"
 KVM_COMMIT_VARIANTS=kvm
 

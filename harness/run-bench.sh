@@ -129,17 +129,23 @@ awk -F'\t' -v OFS='\t' -v cclabel="${CC_LABEL:-given}" '
 			       wl == "exec" ? "exec" : "call"
 			target = "-"; met = "-"
 			if (unit == "exit") {
-				# A VM that did not ask pays, on every host, a
-				# patched-out branch on load and one on put while no
-				# VM has asked (+1 an exit, to within the 0.5 that a
-				# count moves between runs), and a flag test each
-				# after (+2); on the Apple CPU, no register access
-				# where no model must change. A VM with a model: one
-				# write at most on load and one on put.
-				add = wl == "vcpu-exit-default" ? 1 : \
-				      wl == "vcpu-exit-default-after" ? 2 : -1
-				if (cell !~ /^apple/ && add < 0)
-					add = 2
+				# An exit is a put and a load. A VM that did not
+				# ask pays a patched-out branch on each while no VM
+				# has asked (+2 an exit, to within the 0.5 that a
+				# count moves between runs), as every VM does on a
+				# host that cannot give a model; once one has, a
+				# flag test on each (+8: the branch, the load, the
+				# test, the branch back). With nVHE the TSO thread
+				# of the probe turned the hooks on before, and each
+				# compares the model of the vCPU with that of the
+				# thread (+18).
+				# On the Apple CPU, no register access where no
+				# model must change. A VM with a model: one write
+				# at most on load and one on put.
+				add = cell !~ /^apple/ ? 2 : \
+				      cell ~ /nvhe/ ? (wl ~ /^vcpu-exit-default/ ? 18 : -1) : \
+				      wl == "vcpu-exit-default" ? 2 : \
+				      wl ~ /^vcpu-exit-(default-after|host-tso)$/ ? 8 : -1
 				want = (wl ~ /^vcpu-exit-default/ || \
 					(wl == "vcpu-exit-host-tso" && cell !~ /nvhe/)) ? 0 : 2
 				target = add >= 0 ? "<= +" add " instr" : ""

@@ -30,7 +30,7 @@ while read -r name cell check; do
 	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
 	case $cell in
 	bench:*)
-		line=- variant=kvm
+		line=- variant=kvm-on
 		grep -q "^${cell#bench:}[	 ]" "$TOP/tests/bench-vm.txt" ||
 			die "tests/defects.txt: no cell '${cell#bench:}' in tests/bench-vm.txt"
 		;;
