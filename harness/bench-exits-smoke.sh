@@ -16,6 +16,6 @@
 
 series=${1:-$KVM_TREE_IMAGE}
 BENCH=$TOP/tests/bench-vm.txt CELLS=${VM_SMOKE_CELLS:-apple-vhe apple-nvhe generic-vhe} \
-	ROUNDS=${VM_SMOKE_ROUNDS:-20000} REFERENCE=- CC_LABEL=debug GATE_EXITS=1 \
+	ROUNDS=${VM_SMOKE_ROUNDS:-20000} REFERENCE=- CC_LABEL=O2 GATE_EXITS=1 \
 	BASE_IMAGE=$KVM_BASE_IMAGE SERIES_IMAGE=$series \
 	OUTPUT=${2:-$RESULTS/bench-smoke-vm.tsv} exec sh "$TOP/harness/run-bench.sh"
