@@ -198,7 +198,9 @@ sync_part1_tree() {
 	git -C "$BUILD/linux" rev-parse -q --verify "$_b" >/dev/null ||
 		die "build/linux has no branch '$_b', where the first part of the series ends: run 'make tree'"
 	if [ "$(git -C "$PART1_TREE" rev-parse --show-toplevel 2>/dev/null)" = "$PART1_TREE" ]; then
-		git -C "$PART1_TREE" checkout -q --detach "$_b"
+		# The harness' own worktree, never edited: forced, so that a
+		# HEAD that something else moved cannot block it.
+		git -C "$PART1_TREE" checkout -qf --detach "$_b"
 	else
 		rm -rf "$PART1_TREE"
 		git -C "$BUILD/linux" worktree prune
