@@ -80,16 +80,13 @@ bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels bench-vm-kern
 	@sh $(H)/run-bench.sh
 	@$(if $(BASE_IMAGE)$(SERIES_IMAGE),true,$(VM_BENCH))
 
-# The vCPU exits of a KVM host (tests/bench-vm.txt): the series' 'kvm-on'
-# kernel against the same with the KVM series (kvm/).
-ARM64_IMAGE := arch/arm64/boot/Image
-VM_BENCH = BENCH=tests/bench-vm.txt REFERENCE=- CC_LABEL=O2 \
-	BASE_IMAGE=build/kernel/kvm-on/$(ARM64_IMAGE) \
-	SERIES_IMAGE=build/kvm/kernel/kvm-on/$(ARM64_IMAGE) \
-	OUTPUT=build/results/bench-vm.tsv sh $(H)/run-bench.sh
+# The vCPU exits of a KVM host (tests/bench-vm.txt): the series' -O2
+# kernel with KVM ('kvm-on-series') against the same with the KVM series
+# ('kvm-on').
+VM_BENCH = sh $(H)/bench-exits.sh --rounds 20000 --all-cells --output build/results/bench-vm.tsv
 
 bench-vm-kernels: trees
-	@OUT=$(CURDIR)/build/kernel/kvm-on sh $(H)/build-kernel.sh kvm-on $(CURDIR)/build/linux
+	@sh $(H)/build-kernel.sh kvm-on-series
 	@sh $(H)/build-kernel.sh kvm-on
 
 # make check keeps the benchmark working: one round trip, base and series,
@@ -108,16 +105,16 @@ bench-smoke: guest qemu base-kernel kernels kvm-base-kernel
 # whose vCPU exits the smoke run compares, and the base of the planted
 # defect that the benchmark catches: images, from the cache when warm.
 kvm-base-kernel: trees
-	@OUT=$(CURDIR)/build/kernel/kvm-on IMAGE_ONLY=1 sh $(H)/build-kernel.sh kvm-on $(CURDIR)/build/linux
-	@IMAGE_ONLY=1 sh $(H)/build-kernel.sh kvm-on
+	@sh $(H)/build-kernel.sh --image-only kvm-on-series
+	@sh $(H)/build-kernel.sh --image-only kvm-on
 
 # The base kernels of mainline that the checks compare with the series:
 # the regression guard's cells, sparse/W=1 ('debug'; its build also gives
 # the bisection's first commit from ccache). The guard boots only the
-# image of 'x86', which may come from the cache (IMAGE_ONLY).
+# image of 'x86', which may come from the cache (--image-only).
 base-kernel: trees
 	@sh $(H)/build-base-kernel.sh debug
-	@IMAGE_ONLY=1 sh $(H)/build-base-kernel.sh x86
+	@sh $(H)/build-base-kernel.sh --image-only x86
 
 # The kernels the benchmark compares, with the same -O2 config ('on').
 bench-base-kernel: trees

@@ -14,8 +14,8 @@
 # to 0.1 between runs of one kernel, where 200 moves it by 2).
 . "$(dirname "$0")/lib.sh"
 
-series=${1:-$KVM_TREE_IMAGE}
+series=${1:-$(variant_image kvm-on)}
 BENCH=$TOP/tests/bench-vm.txt CELLS=${VM_SMOKE_CELLS:-apple-vhe apple-nvhe generic-vhe} \
 	ROUNDS=${VM_SMOKE_ROUNDS:-20000} REFERENCE=- CC_LABEL=O2 GATE_EXITS=1 \
-	BASE_IMAGE=$KVM_BASE_IMAGE SERIES_IMAGE=$series \
+	BASE_IMAGE=$(variant_image kvm-on-series) SERIES_IMAGE=$series \
 	OUTPUT=${2:-$RESULTS/bench-smoke-vm.tsv} exec sh "$TOP/harness/run-bench.sh"

@@ -1,28 +1,38 @@
 #!/bin/sh
-# build-kernel.sh NAME [SRC]: build the kernel variant NAME of
-# harness/kernels.tsv from SRC (default build/linux, or the KVM tree for
-# a variant of KVM_VARIANTS, lib.sh) into build/kernel/NAME (KVM tree:
-# build/kvm/kernel/NAME),
-# with ccache: arm64 cross-built (Image), x86_64 with the host compiler
+# build-kernel.sh [--out DIR] [--image-only] [--skip-built] NAME [SRC]:
+# build the kernel variant NAME of harness/kernels.tsv from SRC (default:
+# the tree its 'tree' column names, lib.sh's variant_src) into DIR
+# (default: variant_out, build/kernel/NAME for the series' tree), with
+# ccache: arm64 cross-built (Image), x86_64 with the host compiler
 # (bzImage). Prints the path of its image. A build from a tree without
-# uncommitted changes is recorded under its inputs (build_key, lib.sh);
-# SKIP_BUILT=1 skips a build recorded before, and writes "reused" rather
-# than "built" to OUT/.build-result. IMAGE_ONLY=1 is for a caller that
+# uncommitted changes is recorded under its inputs (build_key, lib.sh).
+# --skip-built skips a build recorded before, and writes "reused" rather
+# than "built" to DIR/.build-result. --image-only is for a caller that
 # only boots the image, not the build directory: such a build's image is
 # kept in the cache under the same key (IMAGES, lib.sh), and taken from
 # there the next time rather than built ("cached").
 . "$(dirname "$0")/lib.sh"
 
-name=${1:?usage: build-kernel.sh NAME [SRC]}
+out= image_only= skip_built=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--image-only) image_only=1; shift ;;
+	--skip-built) skip_built=1; shift ;;
+	-*) die "build-kernel.sh: unknown option $1" ;;
+	*) break ;;
+	esac
+done
+name=${1:?usage: build-kernel.sh [--out DIR] [--image-only] [--skip-built] NAME [SRC]}
 src=${2:-$(variant_src "$name")}
-out=${OUT:-$(variant_out "$name")}
+out=${out:-$(variant_out "$name")}
 line=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$name" '$1 == n')
 [ -n "$line" ] || die "no kernel variant '$name' in harness/kernels.tsv"
 # shellcheck disable=SC2086
 set -- $line
 arch=$2
-seed=$3
-shift 3
+seed=$4
+shift 4
 frags=" $*"
 if [ "$seed" != - ] && { [ "$seed" = "$name" ] ||
 	! sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v s="$seed" \
@@ -38,13 +48,13 @@ cross=
 stage "kernel $name (${frags# })"
 mkdir -p "$out"
 key=$(build_key "$src" "$name")
-if [ -n "${SKIP_BUILT:-}" ] && [ -n "$key" ] && [ -f "$BUILT_STAMPS/$key" ]; then
+if [ -n "$skip_built" ] && [ -n "$key" ] && [ -f "$BUILT_STAMPS/$key" ]; then
 	msg "    built before with the same inputs: $(cat "$BUILT_STAMPS/$key")"
 	echo reused >"$out/.build-result"
 	stage_end
 	exit 0
 fi
-if [ -n "${IMAGE_ONLY:-}" ] && [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
+if [ -n "$image_only" ] && [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
 	mkdir -p "$(dirname "$out/$image")"
 	cp "$IMAGES/$key" "$out/$image"
 	touch "$IMAGES/$key"
@@ -150,7 +160,7 @@ if [ -s "$out/.config-mismatch" ]; then
 fi
 [ -z "${configured:-}" ] || echo "$config_key $(config_sum)" >"$out/.config-key"
 
-# The image may be one that IMAGE_ONLY copied from the cache, newer than
+# The image may be one that --image-only copied from the cache, newer than
 # the vmlinux of this directory's last build: make it again from vmlinux.
 rm -f "$out/$image"
 run_logged "$log.build" kmake "$target" || die "building kernel $name failed"
@@ -161,7 +171,7 @@ if [ -n "$key" ]; then
 	mkdir -p "$BUILT_STAMPS"
 	echo "$(git -C "$src" log -1 --format='%h %s') ($name)" >"$BUILT_STAMPS/$key"
 fi
-if [ -n "$key" ] && [ -n "${IMAGE_ONLY:-}" ]; then
+if [ -n "$key" ] && [ -n "$image_only" ]; then
 	mkdir -p "$IMAGES"
 	cp "$out/$image" "$IMAGES/$key.tmp"
 	mv "$IMAGES/$key.tmp" "$IMAGES/$key"

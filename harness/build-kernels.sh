@@ -2,7 +2,7 @@
 # build-kernels.sh: build the kernel variants that the base's matrix cells
 # boot (harness/build-kernel.sh each), from its tree. The cells boot only
 # the images, which a build with the same inputs may have left in the
-# cache (IMAGE_ONLY); the first base's 'debug' is built whatever the
+# cache (--image-only); the first base's 'debug' is built whatever the
 # cache holds, because sparse/W=1 (harness/check-warnings.sh) compiles
 # again in its build directory.
 . "$(dirname "$0")/lib.sh"
@@ -10,9 +10,9 @@
 for c in $(base_cells); do
 	matrix_lines | awk -v c="$c" '$1 == c { print $3 }'
 done | sort -u | while read -r k; do
-	only=1
+	only=--image-only
 	[ "$k:$BASE" != "debug:$FIRST_BASE" ] || only=
 	# The first part of the series: its worktree at the head of 'core'.
 	! is_part1_variant "$k" || sync_part1_tree
-	IMAGE_ONLY=$only sh "$TOP/harness/build-kernel.sh" "$k" || exit 1
+	sh "$TOP/harness/build-kernel.sh" ${only:+"$only"} "$k" || exit 1
 done

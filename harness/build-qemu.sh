@@ -22,27 +22,22 @@ if [ -x "$cached" ]; then
 fi
 
 stage "qemu: Debian's qemu $want with qemu/apple-tso.patch"
-apt=$CACHE/apt-src
-mkdir -p "$apt/lists/partial" "$apt/archives/partial"
-: >"$apt/status"
 kr=/usr/share/keyrings/debian-archive-keyring.gpg
-cat >"$apt/sources.list" <<EOF
-deb-src [signed-by=$kr] $DEBIAN_MIRROR bookworm main
+sources="deb-src [signed-by=$kr] $DEBIAN_MIRROR bookworm main
 deb-src [signed-by=$kr] $DEBIAN_MIRROR bookworm-updates main
-deb-src [signed-by=$kr] $DEBIAN_SECURITY bookworm-security main
-EOF
-set -- -o Dir::Etc::SourceList="$apt/sources.list" \
-	-o Dir::Etc::SourceParts=/nonexistent \
-	-o Dir::State::Lists="$apt/lists" -o Dir::State::status="$apt/status" \
-	-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives"
+deb-src [signed-by=$kr] $DEBIAN_SECURITY bookworm-security main"
+# src_apt COMMAND ARGS...: apt-get or apt-cache on those sources alone.
+src_apt() {
+	apt_private "$CACHE/apt-src" "$sources" "$@"
+}
 
 # The source package: the pinned version, or, once the archive has
 # replaced it, the newest one (the patch touches no file Debian patches).
 ver=$want
 srcdir=$CACHE/qemu-src/$ver
 if ! ls "$srcdir"/*.dsc >/dev/null 2>&1; then
-	run_logged "$LOGS/apt-src.log" apt-get "$@" update
-	have=$(apt-cache "$@" showsrc qemu | sed -n 's/^Version: //p' | sort -V)
+	run_logged "$LOGS/apt-src.log" src_apt apt-get update
+	have=$(src_apt apt-cache showsrc qemu | sed -n 's/^Version: //p' | sort -V)
 	[ -n "$have" ] || die "no qemu source package in the archive: see build/logs/apt-src.log"
 	if ! echo "$have" | grep -qxF "$want"; then
 		ver=$(echo "$have" | tail -n 1)
@@ -50,7 +45,7 @@ if ! ls "$srcdir"/*.dsc >/dev/null 2>&1; then
 		srcdir=$CACHE/qemu-src/$ver
 	fi
 	mkdir -p "$srcdir"
-	(cd "$srcdir" && apt-get "$@" source --download-only "qemu=$ver") \
+	(cd "$srcdir" && src_apt apt-get source --download-only "qemu=$ver") \
 		>>"$LOGS/apt-src.log" 2>&1 ||
 		die "downloading the qemu $ver source failed: see build/logs/apt-src.log"
 fi

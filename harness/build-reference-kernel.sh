@@ -13,13 +13,7 @@ patch=$TOP/tests/reference/read-and-write.patch
 # build/kernel/NAME do, so ccache reuses what the series' build compiled.
 src=$BUILD/reference/linux
 [ -d "$TREE/.git" ] || die "no build/linux: run 'make tree' first"
-head=$(git -C "$TREE" rev-parse HEAD)
-if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$src"
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$src" "$head"
-fi
-git -C "$src" checkout -qf --detach "$head"
+worktree_at "$src" "$(git -C "$TREE" rev-parse HEAD)"
 git -C "$src" apply "$patch" ||
 	die "the reference design ${patch#"$TOP"/} no longer applies to the series"
-OUT=$BUILD/reference/kernel/$name sh "$TOP/harness/build-kernel.sh" "$name" "$src"
+sh "$TOP/harness/build-kernel.sh" --out "$BUILD/reference/kernel/$name" "$name" "$src"

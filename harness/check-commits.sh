@@ -24,8 +24,8 @@ build_commits() {
 		git -C "$src" checkout -q --detach "$c"
 		for v; do
 			msg "    $subject: $v"
-			SKIP_BUILT=1 OUT=$BUILD/bisect/kernel/$v \
-				sh "$TOP/harness/build-kernel.sh" "$v" "$src" ||
+			sh "$TOP/harness/build-kernel.sh" --skip-built \
+				--out "$BUILD/bisect/kernel/$v" "$v" "$src" ||
 				die "commit '$subject' does not build with kernel variant '$v' (build/logs/bisect-kernel-$v.log)"
 			case $(cat "$BUILD/bisect/kernel/$v/.build-result") in
 			reused) reused=$((reused + 1)) ;;
@@ -42,12 +42,7 @@ if [ "$BASE" = "$FIRST_BASE" ] && [ -z "$*" ] &&
 fi
 commits=$(git -C "$TREE" rev-list --count base..HEAD)
 stage "every commit builds: $commits commit(s) x ($variants)${kvm:+, the KVM series' $kvm x ($KVM_COMMIT_VARIANTS)}"
-# A worktree of an earlier build/linux is gone with it: make a new one.
-if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$src"
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$src" base
-fi
+worktree_at "$src" base
 # A commit and variant whose kernel inputs were built before (lib.sh's
 # build_key: the tree without documentation, selftests and other
 # architectures, the config fragments, the build script, the compiler)

@@ -6,9 +6,15 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${MEM_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mem-model}
 
-# The bases of harness/bases.tsv, without comments and blank lines.
+# data_lines FILE: the lines of a data file (a .tsv or .txt of tests/ or
+# harness/) without its comments and blank lines.
+data_lines() {
+	sed -e 's/#.*//' "$1" | awk 'NF'
+}
+
+# The bases of harness/bases.tsv.
 bases_lines() {
-	sed -e 's/#.*//' "$TOP/harness/bases.tsv" | awk 'NF'
+	data_lines "$TOP/harness/bases.tsv"
 }
 
 # The base this script works on: BASE, or the first line of
@@ -76,7 +82,7 @@ mkdir -p "$LOGS" "$RESULTS" "$CACHE"
 
 # The cells of the matrix, without comments and blank lines.
 matrix_lines() {
-	sed -e 's/#.*//' "$MATRIX" | awk 'NF'
+	data_lines "$MATRIX"
 }
 
 # base_cells [BASE]: the names of the matrix's cells that BASE (default:
@@ -160,19 +166,14 @@ record_tree_state() {
 
 # The KVM series, kvm/, is stacked on the first base's series. Its tree,
 # build/kvm/linux, is a worktree of build/linux on branch 'kvm', and the
-# kernel variants of KVM_VARIANTS are built from it into
-# build/kvm/kernel/NAME: laid out as build/linux and build/kernel/NAME
-# are, so that the compiler sees the same relative paths and ccache
-# serves the builds of either tree, and the planted defects' tree.
-# 'kvm' is the VM cells' kernel, and the one the bisection builds each
-# KVM commit with; 'kvm-on' is the benchmark's.
+# kernel variants whose tree is 'kvm' (harness/kernels.tsv) are built from
+# it into build/kvm/kernel/NAME: laid out as build/linux and
+# build/kernel/NAME are, so that the compiler sees the same relative
+# paths and ccache serves the builds of either tree, and the planted
+# defects' tree. KVM_COMMIT_VARIANTS: the variant the bisection builds
+# each KVM commit with.
 KVM_SERIES=$TOP/kvm
 KVM_TREE=$BUILD_TOP/kvm/linux
-# The 'kvm-on' kernels (-O2) of the KVM series and of the series alone,
-# whose vCPU exits make check compares (harness/bench-exits-smoke.sh).
-KVM_TREE_IMAGE=$BUILD_TOP/kvm/kernel/kvm-on/arch/arm64/boot/Image
-KVM_BASE_IMAGE=$BUILD_TOP/kernel/kvm-on/arch/arm64/boot/Image
-KVM_VARIANTS="kvm kvm-on"
 KVM_COMMIT_VARIANTS=kvm
 
 kvm_patches_id() {
@@ -180,16 +181,32 @@ kvm_patches_id() {
 }
 
 # The first part of the first base's series (patches/1-core/) is booted on
-# its own, as it would be merged alone: kernel variant 'core' is built
-# from build/core/linux, a worktree of build/linux at the first part's
-# branch ('core', detached), into build/core/kernel/core, laid out as build/linux and
-# build/kernel/NAME are, so that ccache serves it from the builds of the
-# whole series. sync_part1_tree moves the worktree to the branch's head.
+# its own, as it would be merged alone: the variants whose tree is 'core'
+# are built from build/core/linux, a worktree of build/linux at the first
+# part's branch ('core', detached), into build/core/kernel/NAME, laid out
+# as build/linux and build/kernel/NAME are, so that ccache serves them
+# from the builds of the whole series. sync_part1_tree moves the worktree
+# to the branch's head.
 PART1_TREE=$BUILD_TOP/core/linux
-PART1_VARIANTS=core
+
+# variant_tree NAME: the 'tree' column of kernel variant NAME
+# (harness/kernels.tsv): series, kvm or core.
+variant_tree() {
+	_t=$(data_lines "$TOP/harness/kernels.tsv" | awk -v n="$1" '$1 == n { print $3 }')
+	[ -n "$_t" ] || die "no kernel variant '$1' in harness/kernels.tsv"
+	case $_t in
+	series) ;;
+	kvm | core)
+		[ "$BASE" = "$FIRST_BASE" ] ||
+			die "kernel variant '$1' is built from the '$_t' tree, which only base $FIRST_BASE has"
+		;;
+	*) die "harness/kernels.tsv: variant $1: unknown tree '$_t'" ;;
+	esac
+	echo "$_t"
+}
 
 is_part1_variant() {
-	[ "$BASE" = "$FIRST_BASE" ] && case " $PART1_VARIANTS " in *" $1 "*) true ;; *) false ;; esac
+	[ "$BASE" = "$FIRST_BASE" ] && [ "$(variant_tree "$1")" = core ]
 }
 
 sync_part1_tree() {
@@ -197,48 +214,54 @@ sync_part1_tree() {
 	[ "$_b" != series ] || die "$SERIES_NAME/ is not in parts: no first part to build alone"
 	git -C "$BUILD/linux" rev-parse -q --verify "$_b" >/dev/null ||
 		die "build/linux has no branch '$_b', where the first part of the series ends: run 'make tree'"
-	if [ "$(git -C "$PART1_TREE" rev-parse --show-toplevel 2>/dev/null)" = "$PART1_TREE" ]; then
-		# The harness' own worktree, never edited: forced, so that a
-		# HEAD that something else moved cannot block it.
-		git -C "$PART1_TREE" checkout -qf --detach "$_b"
-	else
-		rm -rf "$PART1_TREE"
+	worktree_at "$PART1_TREE" "$_b"
+}
+
+# worktree_at DIR COMMIT: DIR, a worktree of build/linux that only the
+# harness uses, checked out (detached, by force: nothing edits it) at
+# COMMIT; made, or made again, if it is not one.
+worktree_at() {
+	if [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" != "$1" ]; then
+		rm -rf "$1"
 		git -C "$BUILD/linux" worktree prune
-		mkdir -p "$(dirname "$PART1_TREE")"
-		git -C "$BUILD/linux" worktree add -q --detach "$PART1_TREE" "$_b"
+		mkdir -p "$(dirname "$1")"
+		git -C "$BUILD/linux" worktree add -q --detach "$1" "$2"
 	fi
+	git -C "$1" checkout -qf --detach "$2"
 }
 
 # is_kvm_variant NAME: true if variant NAME is built from the KVM tree.
 is_kvm_variant() {
-	[ "$BASE" = "$FIRST_BASE" ] && case " $KVM_VARIANTS " in *" $1 "*) true ;; *) false ;; esac
+	[ "$BASE" = "$FIRST_BASE" ] && [ "$(variant_tree "$1")" = kvm ]
 }
 
 # variant_src NAME, variant_out NAME: the tree kernel variant NAME is
 # built from, and where its build goes.
 variant_src() {
-	if is_kvm_variant "$1"; then
-		echo "$KVM_TREE"
-	elif is_part1_variant "$1"; then
-		echo "$PART1_TREE"
-	else
-		echo "$BUILD/linux"
-	fi
+	_vt=$(variant_tree "$1") || exit 1
+	case $_vt in
+	kvm) echo "$KVM_TREE" ;;
+	core) echo "$PART1_TREE" ;;
+	*) echo "$BUILD/linux" ;;
+	esac
 }
 variant_out() {
-	if is_kvm_variant "$1"; then
-		echo "$BUILD_TOP/kvm/kernel/$1"
-	elif is_part1_variant "$1"; then
-		echo "$BUILD_TOP/core/kernel/$1"
-	else
-		echo "$BUILD/kernel/$1"
-	fi
+	_vt=$(variant_tree "$1") || exit 1
+	case $_vt in
+	kvm) echo "$BUILD_TOP/kvm/kernel/$1" ;;
+	core) echo "$BUILD_TOP/core/kernel/$1" ;;
+	*) echo "$BUILD/kernel/$1" ;;
+	esac
+}
+# variant_image NAME: the image of variant NAME's build.
+variant_image() {
+	echo "$(variant_out "$1")/$(arch_image "$(variant_arch "$1")")"
 }
 
 # variant_arch NAME: the architecture of kernel variant NAME of
 # harness/kernels.tsv (arm64 or x86_64).
 variant_arch() {
-	_a=$(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" |
+	_a=$(data_lines "$TOP/harness/kernels.tsv" |
 		awk -v n="$1" '$1 == n { print $2 }')
 	[ -n "$_a" ] || die "no kernel variant '$1' in harness/kernels.tsv"
 	echo "$_a"
@@ -286,9 +309,9 @@ build_key() {
 	[ "$_arch" != arm64 ] || _cc=${CROSS_COMPILE}gcc
 	{
 		echo "$_in"
-		sed -e 's/#.*//' "$TOP/harness/kernels.tsv" | awk -v n="$2" '$1 == n'
-		for _fr in $(sed -e 's/#.*//' "$TOP/harness/kernels.tsv" |
-			awk -v n="$2" '$1 == n { for (i = 4; i <= NF; i++) print $i }'); do
+		data_lines "$TOP/harness/kernels.tsv" | awk -v n="$2" '$1 == n'
+		for _fr in $(data_lines "$TOP/harness/kernels.tsv" |
+			awk -v n="$2" '$1 == n { for (i = 5; i <= NF; i++) print $i }'); do
 			cat "$TOP/harness/configs/$_fr.config"
 		done
 		cat "$TOP/harness/build-kernel.sh"
@@ -330,19 +353,16 @@ stage_end() {
 	printf '<== %s (%ss)\n' "$STAGE_NAME" "$(($(date +%s) - STAGE_START))"
 }
 
-# run_logged LOG CMD...: run CMD with its output in LOG, printing a
-# progress line every 30 s so that no step is silent for a minute. On
-# failure, show the tail of the log.
-# apt_private DIR LINE COMMAND ARGS...: run COMMAND (apt-get or
-# apt-cache) on a private apt configuration in DIR whose only source is
-# the sources.list line LINE. The host's /etc/apt is neither read nor
+# apt_private DIR LINES COMMAND ARGS...: run COMMAND (apt-get or
+# apt-cache) on a private apt configuration in DIR whose only sources are
+# the sources.list lines LINES. The host's /etc/apt is neither read nor
 # changed, and nothing is installed: DIR's dpkg status stays empty.
 apt_private() {
 	_apt=$1 _line=$2 _cmd=$3
 	shift 3
 	mkdir -p "$_apt/lists/partial" "$_apt/archives/partial"
 	: >"$_apt/status"
-	echo "$_line" >"$_apt/sources.list"
+	printf '%s\n' "$_line" >"$_apt/sources.list"
 	"$_cmd" -o Dir::Etc::SourceList="$_apt/sources.list" \
 		-o Dir::Etc::SourceParts=/nonexistent \
 		-o Dir::State::Lists="$_apt/lists" \
@@ -351,6 +371,9 @@ apt_private() {
 		"$@"
 }
 
+# run_logged LOG CMD...: run CMD with its output in LOG, printing a
+# progress line every 30 s so that no step is silent for a minute. On
+# failure, show the tail of the log.
 run_logged() {
 	_log=$1
 	shift

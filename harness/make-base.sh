@@ -15,42 +15,37 @@ DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # read it back from here: "PACKAGE VERSION REPOSITORY".
 used=$CACHE/base-$BASE.used
 
-# fetch_experimental: download the package into the cache through a
-# private apt configuration (experimental and unstable binary lists; the
-# host's /etc/apt is not touched) and print "PACKAGE VERSION DEB".
+kr=/usr/share/keyrings/debian-archive-keyring.gpg
+# exp_apt COMMAND ARGS...: apt-get or apt-cache on a private configuration
+# whose sources are experimental's and unstable's binary lists (lib.sh).
+exp_apt() {
+	apt_private "$CACHE/apt-experimental" "deb [signed-by=$kr] $DEBIAN_MIRROR experimental main
+deb [signed-by=$kr] $DEBIAN_MIRROR unstable main" "$@"
+}
+
+# fetch_experimental: download the package into the cache through that
+# configuration and print "PACKAGE VERSION DEB".
 fetch_experimental() {
-	apt=$CACHE/apt-experimental
 	debs=$CACHE/debs
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$debs"
-	: >"$apt/status"
-	kr=/usr/share/keyrings/debian-archive-keyring.gpg
-	cat >"$apt/sources.list" <<-EOT
-	deb [signed-by=$kr] $DEBIAN_MIRROR experimental main
-	deb [signed-by=$kr] $DEBIAN_MIRROR unstable main
-	EOT
-	set -- -o Dir::Etc::SourceList="$apt/sources.list" \
-		-o Dir::Etc::SourceParts=/nonexistent \
-		-o Dir::State::Lists="$apt/lists" \
-		-o Dir::State::status="$apt/status" \
-		-o Dir::Cache="$apt" -o Dir::Cache::Archives="$apt/archives"
+	mkdir -p "$debs"
 	pkg=$BASE_PACKAGE ver=$BASE_VERSION
 	f=$debs/${pkg}_${ver}_all.deb
 	if [ ! -f "$f" ]; then
-		run_logged "$LOGS/apt-experimental.log" apt-get "$@" update >&2
-		if ! apt-cache "$@" show "$pkg=$ver" >/dev/null 2>&1; then
+		run_logged "$LOGS/apt-experimental.log" exp_apt apt-get update >&2
+		if ! exp_apt apt-cache show "$pkg=$ver" >/dev/null 2>&1; then
 			# The newest linux-source-7.N, N >= 3, either suite.
-			new=$(apt-cache "$@" search --names-only '^linux-source-7\.[0-9]+$' |
+			new=$(exp_apt apt-cache search --names-only '^linux-source-7\.[0-9]+$' |
 				awk '{ print $1 }' | while read -r p; do
 					n=${p#linux-source-7.}
 					[ "$n" -ge 3 ] || continue
-					apt-cache "$@" show "$p" | sed -n "s/^Version: /$p /p"
+					exp_apt apt-cache show "$p" | sed -n "s/^Version: /$p /p"
 				done | sort -k2,2V | tail -n 1)
 			[ -n "$new" ] ||
 				die "$pkg $ver is no longer served, and experimental and unstable have no linux-source-7.N (N >= 3)"
 			pkg=${new% *} ver=${new#* }
 			msg "    note: $BASE_PACKAGE $BASE_VERSION is no longer served; using $pkg $ver instead" >&2
 		fi
-		(cd "$debs" && apt-get "$@" download "$pkg=$ver") \
+		(cd "$debs" && exp_apt apt-get download "$pkg=$ver") \
 			>>"$LOGS/apt-experimental.log" 2>&1 ||
 			die "downloading $pkg $ver failed: see ${LOGS#"$TOP"/}/apt-experimental.log"
 		f=$debs/${pkg}_${ver}_all.deb

@@ -19,11 +19,7 @@ src=$BUILD/defect/linux
 head=$(git -C "$TREE" rev-parse HEAD)
 
 stage "defect self-test: planted defects must fail their cells"
-if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$src"
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$src" "$head"
-fi
+worktree_at "$src" "$head"
 sed -e 's/#.*//' "$TOP/tests/defects.txt" | awk 'NF' |
 while read -r name cell check; do
 	d=$TOP/tests/defects/$name.patch
@@ -58,7 +54,7 @@ while read -r name cell check; do
 	# One build directory a variant: each defect rebuilds only what it
 	# and the one before it changed, from ccache.
 	kdir=$BUILD/defect/kernel/$variant
-	OUT=$kdir IMAGE_ONLY=1 sh "$TOP/harness/build-kernel.sh" "$variant" "$src"
+	sh "$TOP/harness/build-kernel.sh" --image-only --out "$kdir" "$variant" "$src"
 
 	if [ "$line" = - ]; then
 		out=$LOGS/defect-$name.log
