@@ -3,6 +3,7 @@
 # harness/kernels.tsv from the base commit, without the series, into
 # build/base/kernel/NAME, for comparisons with the series (the benchmark,
 # the regression guard). Prints its Image.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 only=

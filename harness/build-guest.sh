@@ -4,19 +4,22 @@
 # boots), build/guest/ARCH/initramfs.cpio: Debian's busybox-static, the
 # kselftest install tree with the collections the cells of that
 # architecture name, and the harness' own guest programs (tests/guest/).
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-# The cells of every list, as "arch tests", for the architectures this
-# base boots: a kernel 'base/NAME' is the variant NAME built from the base.
+# The cells of every list, as "ARCH TARGET...": the kselftest targets
+# each names (cells.sh's tests_parse), for the architectures this base
+# boots; a kernel 'base/NAME' is the variant NAME built from the base.
 cells() {
 	for f in $GUEST_LISTS; do
-		sed -e 's/#.*//' "$f" | awk 'NF { print $3, $6 }'
-	done | while read -r kernel tests; do
-		a=$(variant_arch "${kernel#base/}")
+		data_lines "$f"
+	done | while read -r line; do
+		cell_load "$line"
+		a=$(variant_arch "${cell_kernel#base/}")
 		case " $BASE_ARCHES " in
-		*" $a "*) echo "$a $tests" ;;
+		*" $a "*) echo "$a $t_targets" ;;
 		esac
 	done
 }
@@ -89,16 +92,13 @@ build() {
 	rm -f "$sysroot"/usr/lib/*/libcap.so
 	multiarch=$(ls "$sysroot/usr/lib")
 
-	# The kselftest collections this architecture's cells name.
-	# "arm64/abi" is the arm64 target with ARM64_SUBTARGETS=abi;
-	# "oracle", "kexec:VARIANT", "vm:OPTIN", "param:P", "bases:B" and
-	# "singlestep" are the harness' own; "kvm" is the KVM series' own
-	# selftest (below).
+	# The kselftest targets this architecture's cells name: "arm64/abi"
+	# is the arm64 target with ARM64_SUBTARGETS=abi. The KVM series' own
+	# selftest ("kvm") is built below.
 	targets=
 	subtargets=
-	for t in $(cells | awk -v a="$arch" '$1 == a { print $2 }' | tr , ' '); do
+	for t in $(cells | awk -v a="$arch" '$1 == a { $1 = ""; print }'); do
 		case $t in
-		oracle | oracle:* | kexec:* | vm:* | param:* | bases:* | singlestep | kvm) ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -150,8 +150,7 @@ build() {
 			die "building the first part's mem_model kselftest failed: see build/logs/kselftest-core.log"
 		[ -d "$core/kselftest/mem_model" ] ||
 			die "the first part's mem_model kselftest installed nothing"
-		(cd "$core" && find kselftest/mem_model | LC_ALL=C sort |
-			cpio -o -H newc --owner=0:0 --quiet) >"$guest/core-kselftest.cpio"
+		cpio_tree "$core" kselftest/mem_model >"$guest/core-kselftest.cpio"
 		msg "    the first part's own mem_model kselftest: ${guest#"$TOP"/}/core-kselftest.cpio"
 	fi
 
@@ -234,8 +233,7 @@ build() {
 	[ -z "$copied" ] || msg "    libraries:$copied"
 
 	initrd=$(guest_initramfs "$arch")
-	(cd "$root" && find . | LC_ALL=C sort |
-		cpio -o -H newc --owner=0:0 --quiet) >"$initrd"
+	cpio_tree "$root" . >"$initrd"
 	msg "    $(du -k "$initrd" | cut -f1) KiB: ${initrd#"$TOP"/}"
 
 	# The kexec cells' guest: init, busybox and the harness' programs,
@@ -243,14 +241,12 @@ build() {
 	# to kexec into). The VM cells' nested guest: the same, with the
 	# mem_model kselftest collection and the libraries it needs.
 	if [ "$arch" = arm64 ]; then
-		(cd "$root" && find . -path ./kselftest -prune -o \
-			-path ./lib -prune -o -print | LC_ALL=C sort |
-			cpio -o -H newc --owner=0:0 --quiet) >"$guest/kexec.cpio"
+		cpio_tree "$root" . -path ./kselftest -prune -o \
+			-path ./lib -prune -o -print >"$guest/kexec.cpio"
 		msg "    $(du -k "$guest/kexec.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/kexec.cpio"
-		(cd "$root" && find . \( -path './kselftest/*' ! -path './kselftest/kselftest*' \
+		cpio_tree "$root" . \( -path './kselftest/*' ! -path './kselftest/kselftest*' \
 			! -path './kselftest/run_kselftest.sh' ! -path './kselftest/mem_model*' \) \
-			-prune -o -print | LC_ALL=C sort |
-			cpio -o -H newc --owner=0:0 --quiet) >"$guest/vm.cpio"
+			-prune -o -print >"$guest/vm.cpio"
 		msg "    $(du -k "$guest/vm.cpio" | cut -f1) KiB: ${guest#"$TOP"/}/vm.cpio"
 	fi
 	if [ -n "$key" ]; then

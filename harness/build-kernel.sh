@@ -11,9 +11,10 @@
 # only boots the image, not the build directory: such a build's image is
 # kept in the cache under the same key (IMAGES, lib.sh), and taken from
 # there the next time rather than built ("cached").
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-out= image_only= skip_built=
+out='' image_only='' skip_built=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -139,7 +140,6 @@ fi
 
 # Every option a fragment asks for must have its value, unless the tree
 # has no such symbol (the series' option, before the series adds it).
-bad=
 for f in $files; do
 	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)/\1 \2/p' \
 		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 n/p' "$f"
@@ -179,5 +179,5 @@ if [ -n "$key" ] && [ -n "$image_only" ]; then
 	find "$IMAGES" -type f -mtime +14 -delete
 fi
 echo built >"$out/.build-result"
-msg "    $(ls -l "$out/$image" | awk '{print $5}') bytes: ${out#"$TOP"/}/$image"
+msg "    $(wc -c <"$out/$image") bytes: ${out#"$TOP"/}/$image"
 stage_end

@@ -5,6 +5,7 @@
 # cache (--image-only); the first base's 'debug' is built whatever the
 # cache holds, because sparse/W=1 (harness/check-warnings.sh) compiles
 # again in its build directory.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 for c in $(base_cells); do

@@ -4,6 +4,7 @@
 # The source comes through a private apt configuration; /etc/apt is not
 # touched. The binary is cached, keyed by the patch, the source version and
 # this script; a new key builds from cold.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 want=$(cat "$TOP/qemu/source.version")
@@ -53,7 +54,8 @@ fi
 src=$out/src
 obj=$out/obj
 rm -rf "$src" "$obj"
-dpkg-source -x "$(ls "$srcdir"/*.dsc | head -n 1)" "$src" \
+dsc=$(find "$srcdir" -maxdepth 1 -name '*.dsc' | sort | head -n 1)
+dpkg-source -x "$dsc" "$src" \
 	>"$LOGS/qemu-source.log" 2>&1 ||
 	die "unpacking the qemu source failed: see build/logs/qemu-source.log"
 patch -d "$src" -p1 --forward <"$patch" >>"$LOGS/qemu-source.log" 2>&1 ||
@@ -63,6 +65,7 @@ patch -d "$src" -p1 --forward <"$patch" >>"$LOGS/qemu-source.log" 2>&1 ||
 # optional: no tools, no documentation, no user-mode emulation, no
 # debugging information (a fifth of the compile time; nothing reads it).
 mkdir -p "$obj"
+# shellcheck disable=SC2016 # the script's own arguments
 run_logged "$LOGS/qemu-build.log" sh -c '
 	cd "$1" &&
 	"$2/configure" --target-list=aarch64-softmmu \

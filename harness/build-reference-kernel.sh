@@ -4,6 +4,7 @@
 # tests/reference/read-and-write.patch applied (the context switch reads
 # ACTLR_EL1 and writes it back with the incoming thread's bit, every time),
 # into build/reference/kernel/NAME, for the benchmark's comparison.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=${1:?usage: build-reference-kernel.sh NAME}

@@ -5,6 +5,7 @@
 # ccache, in a worktree of its own. A failure names the commit and the
 # variant. On the first base, then every commit of the KVM series
 # (series..kvm of build/kvm/linux) with the variant of KVM_COMMIT_VARIANTS.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 variants=${*:-$BASE_COMMITS}

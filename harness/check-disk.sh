@@ -6,6 +6,7 @@
 # NEED_GIB, 20 by default. What build/ already holds counts towards it.
 # Stops with the figures rather than failing later, part way through a
 # checkout, on a full disk.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 need=${NEED_GIB:-20}

@@ -4,6 +4,7 @@
 # in the files the series touches. Warnings elsewhere in those
 # directories are the base's. The same for the KVM series, in its tree,
 # over the files it touches; the two builds run side by side.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux

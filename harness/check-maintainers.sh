@@ -2,6 +2,7 @@
 # MAINTAINERS: scripts/get_maintainer.pl on the patches of patches/ must
 # name the entry the series adds, and every file pattern of that entry
 # must match a file of the tree.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux

@@ -21,6 +21,7 @@
 # names the page. MAN_PATCHES=<dir> checks another directory of man-pages
 # patches; PATCHES=<dir> takes the kernel series from another directory
 # (default: the series of the base, patches/ for mainline).
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 MAN_PATCHES=${MAN_PATCHES:-$TOP/man-pages}

@@ -3,6 +3,7 @@
 # letters; each part of a series in parts), and on the first base of kvm/ too, with the series' own
 # scripts/checkpatch.pl. Fails if any patch has an error or a warning,
 # and names it. PATCHES=<dir> checks another directory of patches alone.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux

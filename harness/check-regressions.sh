@@ -7,12 +7,10 @@
 # Results per cell: build/results/CELL.results, one line a test or case:
 # "TEST<tab>CASE<tab>RESULT" (CASE '-' for the test itself; RESULT ok,
 # fail or skip).
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 MATRIX=$TOP/tests/regressions.txt
-# The guard's judge is base against series, not expected counts.
-COUNTS=-
-export MATRIX COUNTS
 cells=$(matrix_lines | awk '{ print $1 }')
 
 known=$TOP/tests/regressions-known.txt
@@ -27,7 +25,9 @@ for c in $cells; do
 	rm -f "$LOGS/$c.rc"
 	{
 		rc=0
-		sh "$TOP/harness/run-cell.sh" "$c" >"$LOGS/$c.out" 2>&1 || rc=$?
+		# The guard's judge is base against series, not expected counts.
+		sh "$TOP/harness/run-cell.sh" --matrix "$MATRIX" --counts none "$c" \
+			>"$LOGS/$c.out" 2>&1 || rc=$?
 		echo "$rc" >"$LOGS/$c.rc"
 	} &
 	n=$((n + 1))
@@ -39,7 +39,7 @@ wait
 failed=
 for c in $cells; do
 	[ "$(cat "$LOGS/$c.rc" 2>/dev/null)" != 0 ] || continue
-	why=$(cut -f12 "$RESULTS/$c.row" 2>/dev/null || echo not-run)
+	why=$(tsv_field "$RESULTS/$c.row" failed 2>/dev/null || echo not-run)
 	for w in $why; do
 		case $w in
 		tests | cases) ;;
@@ -52,37 +52,10 @@ for c in $cells; do
 	done
 done
 
-# KTAP to results: a case line ("# ok 3 name", nested deeper with more
-# "# ") belongs to the test whose "# selftests: COLLECTION: TEST" header
-# came before it; the test's own line ends it.
+# The results of each cell's KTAP (rows.sh's ktap_results).
 for c in $cells; do
 	[ -f "$RESULTS/$c.ktap" ] || continue
-	awk '
-	function result(s) {
-		if (s ~ /# [Ss][Kk][Ii][Pp]/) return "skip"
-		return s ~ /^not ok/ ? "fail" : "ok"
-	}
-	function name(s) {
-		sub(/^(not )?ok [0-9]+ */, "", s)
-		sub(/ *# [Ss][Kk][Ii][Pp].*$/, "", s)
-		sub(/ +$/, "", s)
-		return s
-	}
-	/^# selftests: / { test = substr($0, 14); next }
-	/^(# )+(not )?ok [0-9]+/ {
-		s = $0
-		sub(/^(# )+/, "", s)
-		printf "%s\t%s\t%s\n", test, name(s), result(s)
-		next
-	}
-	/^(not )?ok [0-9]+ selftests: / {
-		s = $0
-		r = result(s)
-		s = name(s)
-		sub(/ # .*$/, "", s)	# "# exit=N", "# TIMEOUT" of the runner
-		printf "%s\t-\t%s\n", substr(s, 12), r
-		test = ""
-	}' "$RESULTS/$c.ktap" | sort >"$RESULTS/$c.results"
+	ktap_results "$RESULTS/$c.ktap" | sort >"$RESULTS/$c.results"
 	msg "    $c: $(cut -f3 "$RESULTS/$c.results" | sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }') (tests and cases)"
 done
 
@@ -106,7 +79,7 @@ done
 differ=
 summary=
 for c in $cells; do
-	tests=$(matrix_lines | awk -v c="$c" '$1 == c { print $6 }')
+	tests=$(cell_line "$c" | awk '{ print $6 }')
 	first=$(matrix_lines | awk -v t="$tests" '$6 == t { print $1; exit }')
 	if [ "$c" = "$first" ]; then
 		n=0

@@ -3,6 +3,7 @@
 # 'debug' build of the base and of the series: the series must add no warning
 # that the base does not already have. Warnings are compared without their
 # line and column numbers, which the series shifts.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux

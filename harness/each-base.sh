@@ -4,6 +4,7 @@
 # the first failure. With -p, the bases run at the same time, each one's
 # output held back and printed whole, in order, when all are done; it
 # fails if any failed.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 if [ "${1:-}" != -p ]; then

@@ -5,6 +5,7 @@
 # the first base, then the KVM series, kvm/, from its tree: series..kvm,
 # moved onto the series' new head first if the series was rewritten.
 # Stable: run twice with no change, it leaves no diff.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux

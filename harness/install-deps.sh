@@ -1,5 +1,6 @@
 #!/bin/sh
 # Install the Debian packages the harness needs, if any is missing.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 stage "dependencies"

@@ -80,39 +80,6 @@ GUEST_LISTS=$TOP/tests/matrix.txt
 
 mkdir -p "$LOGS" "$RESULTS" "$CACHE"
 
-# The cells of the matrix, without comments and blank lines.
-matrix_lines() {
-	data_lines "$MATRIX"
-}
-
-# base_cells [BASE]: the names of the matrix's cells that BASE (default:
-# this base) boots, those whose kernel is of one of its architectures.
-# The VM cells (tests "vm:...") test the KVM series, which only the
-# posting (the first base) carries. The "singlestep" cell runs there only
-# too: the context switch it steps through is the same code in the
-# backport. A cell whose tests say
-# "bases:A+B" boots on those bases alone.
-base_cells() {
-	_b=${1:-$BASE}
-	_arches=$(bases_lines | awk -v b="$_b" '$1 == b { print $6 }' | tr , ' ')
-	_first=$(bases_lines | awk 'NR == 1 { print $1 }')
-	matrix_lines | while read -r _c _q _k _e _t _tests _rest; do
-		case ",$_tests, $_rest " in
-		*,vm:* | *,singlestep,*) [ "$_b" = "$_first" ] || continue ;;
-		esac
-		# "bases:A+B": those bases alone.
-		case ",$_tests," in
-		*,bases:*)
-			echo ",$_tests," | sed 's/.*,bases:\([^,]*\),.*/+\1+/' |
-				grep -q "+$_b+" || continue
-			;;
-		esac
-		case " $_arches " in
-		*" $(variant_arch "${_k#base/}") "*) echo "$_c" ;;
-		esac
-	done
-}
-
 # A series is one 'git format-patch --cover-letter' directory, or, when
 # it is posted in parts, one such directory per part, named N-NAME
 # (patches/1-core/, patches/2-apple/), each stacked on the parts before
@@ -398,3 +365,43 @@ run_logged() {
 		return 1
 	fi
 }
+
+# cpio_tree DIR FIND-ARGS...: a newc archive, on standard output, of what
+# 'find FIND-ARGS' lists in DIR, in a stable order, owned by root.
+cpio_tree() {
+	(cd "$1" && shift && find "$@" | LC_ALL=C sort |
+		cpio -o -H newc --owner=0:0 --quiet)
+}
+
+# qemu_boot NAME LOG TIMEOUT QEMU "FLAGS" IMAGE INITRD CMDLINE [TICK]: boot
+# IMAGE under QEMU with FLAGS, no network, 1 GiB, console to LOG, for
+# TIMEOUT seconds at most; every 30 s a progress line names NAME and the
+# last kselftest line. TICK, a function, runs every second meanwhile with
+# the seconds since the start. Sets qemu_rc (124: timed out) and
+# qemu_secs, and leaves LOG one line a line (untangle-console.sh).
+qemu_boot() {
+	_qn=$1 _ql=$2 _qt=$3 _qq=$4 _qf=$5 _qi=$6 _qd=$7 _qc=$8 _qk=${9:-}
+	_q0=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout --foreground -k 5 "$_qt" "$_qq" $_qf -m 1024 -nographic \
+		-nic none -no-reboot -kernel "$_qi" -initrd "$_qd" -append "$_qc" \
+		</dev/null >"$_ql" 2>&1 &
+	_qp=$!
+	while kill -0 "$_qp" 2>/dev/null; do
+		sleep 1
+		_qe=$(($(date +%s) - _q0))
+		[ -z "$_qk" ] || "$_qk" "$_qe"
+		if [ $((_qe % 30)) -eq 0 ] && kill -0 "$_qp" 2>/dev/null; then
+			printf '    ... %s: %ss, %s\n' "$_qn" "$_qe" \
+				"$(grep -a '^# selftests:\|^ok \|^not ok ' "$_ql" | tail -n 1 | cut -c1-80)"
+		fi
+	done
+	wait "$_qp" && qemu_rc=0 || qemu_rc=$?
+	qemu_secs=$(($(date +%s) - _q0))
+	sh "$TOP/harness/untangle-console.sh" "$_ql"
+}
+
+# shellcheck source=harness/cells.sh
+. "$TOP/harness/cells.sh"
+# shellcheck source=harness/rows.sh
+. "$TOP/harness/rows.sh"

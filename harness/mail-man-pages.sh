@@ -6,6 +6,7 @@
 # reply to the kernel series' cover letter (man-pages' CONTRIBUTING.d/
 # patches/sendmail), whose Message-Id is known once that is sent: b4
 # prep, which addresses the kernel series, works on a kernel tree only.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 1 ] || die "usage: $0 PREFIX"

@@ -9,6 +9,7 @@
 # is posted after the parts before it, which it needs; nothing is sent.
 # PREFIX is the subject prefix (default PATCH): make-mail.sh gives the
 # first part's, with its revision and PREFIXES.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 4 ] || [ $# = 5 ] || die "usage: $0 NAME TREE FROM TO [PREFIX]"

@@ -3,6 +3,7 @@
 # into a git repository with one deterministic commit, tagged 'base', kept
 # in the cache. Its hash is the same on every machine, so the cover
 # letter's base-commit can be checked.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # Bump when the recipe below changes: it is part of the cache key.

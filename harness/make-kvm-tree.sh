@@ -4,6 +4,7 @@
 # Called by harness/make-tree.sh for the first base. An existing tree is
 # reused while kvm/ and the series' head are unchanged; it is made again
 # when they changed and it holds no work that was not exported.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$BASE" = "$FIRST_BASE" ] || exit 0

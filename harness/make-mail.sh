@@ -14,6 +14,7 @@
 # PREFIXES="RFC" adds prefixes. Then build/mail/man-pages/ gets the
 # man-pages patch (harness/mail-man-pages.sh), build/mail/apple/ the
 # second part and build/mail/kvm/ the KVM series. See docs/posting.md.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$BASE" = "$FIRST_BASE" ] || die "the posting is the series of base $FIRST_BASE"

@@ -6,6 +6,7 @@
 # series' tree on top of it (harness/make-kvm-tree.sh). An existing tree is reused while the
 # series is unchanged; it is rebuilt when the series changed and the tree
 # holds no work that was not exported. FORCE=1 rebuilds it regardless.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 sh "$TOP/harness/make-base.sh"

@@ -5,6 +5,7 @@
 # HEAD, whose patches/ must then be the working tree's), and add the next
 # revision, which 'make mail' then prepares with a range-diff against
 # this one. Commit harness/postings.tsv afterwards.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 1 ] || [ $# = 2 ] || die "usage: $0 MESSAGE-ID [COMMIT]"

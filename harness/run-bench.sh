@@ -1,28 +1,54 @@
 #!/bin/sh
-# run-bench.sh: the benchmark. Boot the base kernel, the series kernel and
-# the reference design (tests/reference/) in every cell of tests/bench.txt
-# under -icount shift=0,sleep=off, for each compiler level of LEVELS
-# (default "on os": the 'on' and 'os' variants, -O2 and -Os), run
-# tests/guest/mem-model-bench.c, and print the table of base against series
-# and series against the reference; write it to build/results/bench.tsv (or
-# OUTPUT). ROUNDS sets the ping-pong round trips (default 20000; the prctl
-# loops make 5 times as many calls). REFERENCE=- leaves the reference out.
-# BASE_IMAGE=<Image> and SERIES_IMAGE=<Image> compare any two arm64 kernel
-# images instead (with REFERENCE_IMAGE=<Image>, a third). BENCH=<file>
-# takes the cells from another file (tests/bench-vm.txt: KVM hosts, whose
-# guest measures vCPU exits too). A report, not a test: it fails only if
-# a run gives no figures. CELLS="a b" runs those cells alone; CC_LABEL
-# names the given images' compiler level in the table.
+# run-bench.sh [OPTIONS]: the benchmark. Boot the base kernel, the series
+# kernel and the reference design (tests/reference/) in every cell of
+# tests/bench.txt under -icount shift=0,sleep=off, for each compiler
+# level (the 'on' and 'os' variants, -O2 and -Os), run
+# tests/guest/mem-model-bench.c, and print the table of base against
+# series and series against the reference, with the targets of
+# tests/bench-budgets.tsv; write it to build/results/bench.tsv. A report,
+# not a test: it fails only if a run gives no figures, or with
+# --gate-exits if a vCPU exit row misses its target.
+# Options:
+#   --bench FILE        the cells (tests/bench-vm.txt: KVM hosts, whose
+#                       guest measures vCPU exits too)
+#   --cells "A B"       those cells alone
+#   --rounds N          ping-pong round trips (20000; the prctl loops make
+#                       5 times as many calls)
+#   --levels "on os"    the kernel variants compared, base and series
+#   --no-reference      leave the reference design out
+#   --base-image IMG --series-image IMG [--reference-image IMG]
+#                       compare these arm64 images instead of the levels'
+#   --cc-label L        the given images' compiler level in the table
+#   --output FILE       the table (build/results/bench.tsv)
+#   --gate-exits        fail if a vCPU exit row misses its target
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-rounds=${ROUNDS:-20000}
-levels=${LEVELS:-on os}
-reference=${REFERENCE:-yes}
-output=${OUTPUT:-$RESULTS/bench.tsv}
+bench=$TOP/tests/bench.txt only= rounds=20000 levels="on os" reference=yes
+base_image= series_image= reference_image= cc_label=given
+output=$RESULTS/bench.tsv gate=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bench) bench=$2; shift 2 ;;
+	--cells) only=$2; shift 2 ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--levels) levels=$2; shift 2 ;;
+	--no-reference) reference=-; shift ;;
+	--base-image) base_image=$2; shift 2 ;;
+	--series-image) series_image=$2; shift 2 ;;
+	--reference-image) reference_image=$2; shift 2 ;;
+	--cc-label) cc_label=$2; shift 2 ;;
+	--output) output=$2; shift 2 ;;
+	--gate-exits) gate=1; shift ;;
+	*) die "run-bench.sh: unknown option '$1'" ;;
+	esac
+done
 initrd=$(guest_initramfs arm64)
-if [ -n "${BASE_IMAGE:-}${SERIES_IMAGE:-}" ]; then
+if [ -n "$base_image$series_image" ]; then
+	[ -n "$base_image" ] && [ -n "$series_image" ] ||
+		die "--base-image and --series-image go together"
 	levels=given
-	[ -n "${REFERENCE_IMAGE:-}" ] || reference=-
+	[ -n "$reference_image" ] || reference=-
 fi
 kinds="base series"
 [ "$reference" = - ] || kinds="$kinds reference"
@@ -30,9 +56,9 @@ kinds="base series"
 # image KIND LEVEL
 image() {
 	case $1/$2 in
-	base/given) echo "${BASE_IMAGE:?BASE_IMAGE and SERIES_IMAGE go together}" ;;
-	series/given) echo "${SERIES_IMAGE:?BASE_IMAGE and SERIES_IMAGE go together}" ;;
-	reference/given) echo "$REFERENCE_IMAGE" ;;
+	base/given) echo "$base_image" ;;
+	series/given) echo "$series_image" ;;
+	reference/given) echo "$reference_image" ;;
 	base/*) echo "$BUILD/base/kernel/$2/arch/arm64/boot/Image" ;;
 	series/*) echo "$BUILD/kernel/$2/arch/arm64/boot/Image" ;;
 	reference/*) echo "$BUILD/reference/kernel/$2/arch/arm64/boot/Image" ;;
@@ -50,8 +76,8 @@ done
 stage "benchmark: $(echo $kinds | sed 's/ /, /g') kernels, $rounds round trips, variants: $levels"
 raw=$RESULTS/bench-raw.tsv
 : >"$raw"
-sed -e 's/#.*//' "${BENCH:-$TOP/tests/bench.txt}" | awk 'NF' | while read -r cell qemu params flags; do
-	case " ${CELLS:-$cell} " in *" $cell "*) ;; *) continue ;; esac
+data_lines "$bench" | while read -r cell qemu params flags; do
+	case " ${only:-$cell} " in *" $cell "*) ;; *) continue ;; esac
 	params=$(echo "$params" | sed 's/^-$//; s/+/ /g')
 	case $qemu in
 	*/*) qemu=$TOP/$qemu ;;
@@ -60,13 +86,9 @@ sed -e 's/#.*//' "${BENCH:-$TOP/tests/bench.txt}" | awk 'NF' | while read -r cel
 		nb=
 		for k in $kinds; do
 			log=$RESULTS/bench-$cell-$l-$k.log
-			# shellcheck disable=SC2086
-			timeout --foreground -k 5 900 "$qemu" $flags \
-				-icount shift=0,sleep=off -m 1024 -nographic -nic none \
-				-no-reboot -kernel "$(image "$k" "$l")" -initrd "$initrd" \
-				-append "console=ttyAMA0 panic=-1 mm_bench=$rounds${params:+ $params}" \
-				</dev/null >"$log" 2>&1 || true
-			sh "$TOP/harness/untangle-console.sh" "$log"
+			qemu_boot "bench $cell $l $k" "$log" 900 "$qemu" \
+				"$flags -icount shift=0,sleep=off" "$(image "$k" "$l")" "$initrd" \
+				"console=ttyAMA0 panic=-1 mm_bench=$rounds${params:+ $params}"
 			grep -aq '^mem-model-bench: done' "$log" || {
 				tail -n 20 "$log" >&2
 				die "bench cell $cell, $l $k kernel: no figures (${log#"$TOP"/})"
@@ -85,31 +107,36 @@ sed -e 's/#.*//' "${BENCH:-$TOP/tests/bench.txt}" | awk 'NF' | while read -r cel
 done
 
 # One row a cell, compiler level and workload: base against series, the
-# reference design, and the target of SPEC section 9 where there is one.
-# Without Apple TSO the three switch workloads of one kernel run the same
-# code, and the series must add nothing to it: "= base" is judged on the
-# mean added over switch-default and switch-tso, whose counts repeat to
-# 0.1 from run to run, and met within 0.5 either way (switch-mixed at -Os
-# moves by tens from run to run of one kernel, base included). The
-# ACTLR_EL1 targets are exact counts, or bounds where they say "<=". An
-# exec of a TSO thread's child reads the register once (execve() gives it
-# the default model whatever it holds) and writes it once, and the switch
-# from the child, DEFAULT after its exec, back to the TSO thread writes it
-# once more: 1 read and at most 2 writes an exec. On the Apple CPU, a switch
-# between threads of one model must cost no more instructions than the
-# reference, to within 0.5 (the spread of a count between runs of one
-# kernel), and so must a switch between models, which writes the register
-# in both designs: at -O2, since at -Os that row moves by tens from run
-# to run (docs/benchmark.md gives its count from the disassembly).
-awk -F'\t' -v OFS='\t' -v cclabel="${CC_LABEL:-given}" '
+# reference design, and the target of tests/bench-budgets.tsv where there
+# is one (its comments say how each kind is judged).
+data_lines "$TOP/tests/bench-budgets.tsv" >"$raw.budgets"
+awk -F'\t' -v OFS='\t' -v cclabel="$cc_label" '
+	FILENAME == ARGV[1] {
+		split($0, t, /[ \t]+/)
+		n = split(t[1], cs, ",")
+		for (i = 1; i <= n; i++) {
+			bk = cs[i] SUBSEP t[2]
+			badd[bk] = t[3]; brd[bk] = t[4]; bwr[bk] = t[5]; bref[bk] = t[6]
+		}
+		next
+	}
 	{ key = $1 "\t" $2 "\t" $4
 	  if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
 	  v[key, $3] = $6; r[key, $3] = $7; w[key, $3] = $8; m[key, $3] = $9 }
 	function lv(l) { return l == "on" ? "O2" : l == "os" ? "Os" : l == "given" ? cclabel : l }
+	# count(SPEC, X, WHAT): the target text of an access count SPEC, and
+	# whether X meets it (ok).
+	function count(spec, x, what,    lim) {
+		if (spec == "-") return ""
+		lim = spec; sub(/^<=/, "", lim)
+		ok = ok && (spec ~ /^<=/ ? x + 0 <= lim + 0 : x + 0 == lim + 0)
+		return (spec ~ /^<=/ ? "<= " : "") lim " " what (lim == 1 ? "" : "s")
+	}
+	function add(s, t) { return s == "" ? t : t == "" ? s : s ", " t }
 	END {
 		for (i = 1; i <= n; i++) {
 			split(order[i], a, "\t")
-			if (a[3] !~ /^switch-(default|tso)$/ || a[1] ~ /^apple/)
+			if (badd[a[1], a[3]] != "=")
 				continue
 			sum[a[1], a[2]] += v[order[i], "series"] - v[order[i], "base"]
 			cnt[a[1], a[2]]++
@@ -128,70 +155,47 @@ awk -F'\t' -v OFS='\t' -v cclabel="${CC_LABEL:-given}" '
 			       wl == "tso-kworker" ? "kwork" : wl ~ /^vcpu-exit/ ? "exit" : \
 			       wl == "exec" ? "exec" : "call"
 			target = "-"; met = "-"
-			if (unit == "exit") {
-				# An exit is a put and a load. A VM that did not
-				# ask pays a patched-out branch on each while no VM
-				# has asked (+2 an exit, to within the 0.5 that a
-				# count moves between runs), as every VM does on a
-				# host that cannot give a model; once one has, a
-				# flag test on each (+8: the branch, the load, the
-				# test, the branch back). With nVHE the TSO thread
-				# of the probe turned the hooks on before, and each
-				# compares the model of the vCPU with that of the
-				# thread (+18).
-				# On the Apple CPU, no register access where no
-				# model must change. A VM with a model: one write
-				# at most on load and one on put.
-				add = cell !~ /^apple/ ? 2 : \
-				      cell ~ /nvhe/ ? (wl ~ /^vcpu-exit-default/ ? 18 : -1) : \
-				      wl == "vcpu-exit-default" ? 2 : \
-				      wl ~ /^vcpu-exit-(default-after|host-tso)$/ ? 8 : -1
-				want = (wl ~ /^vcpu-exit-default/ || \
-					(wl == "vcpu-exit-host-tso" && cell !~ /nvhe/)) ? 0 : 2
-				target = add >= 0 ? "<= +" add " instr" : ""
-				met = (add < 0 || s - b < add + 0.5) ? "yes" : "no"
-				if (cell ~ /^apple/) {
-					target = target (target == "" ? "" : ", ") \
-						 (want ? "<= 2 writes" : "0 reads, 0 writes")
-					if (w[k, "series"] + 0 > want || \
-					    (!want && r[k, "series"] + 0 != 0))
-						met = "no"
+			bk = cell SUBSEP wl
+			if (bk in badd) {
+				ok = 1; target = ""
+				if (badd[bk] == "=") {
+					d = sum[cell, l] / cnt[cell, l]
+					ok = d < 0.5 && d > -0.5
+					target = "= base"
+				} else if (badd[bk] != "-") {
+					ok = s - b < badd[bk] + 0.5
+					target = "<= +" badd[bk] " instr"
 				}
-			} else if (unit == "exec" && cell ~ /^apple/) {
-				target = "1 read, <= 2 writes"
-				met = (r[k, "series"] + 0 == 1 && w[k, "series"] + 0 <= 2) ? "yes" : "no"
-			} else if (wl ~ /^switch/ && cell !~ /^apple/) {
-				target = "= base"
-				d = sum[cell, l] / cnt[cell, l]
-				met = (d < 0.5 && d > -0.5) ? "yes" : "no"
-			} else if (cell ~ /^apple/ && (wl ~ /^switch/ || unit != "call")) {
-				want = wl == "switch-mixed" ? 1 : 0
-				target = "0 reads, " want " write" (want ? "" : "s")
-				met = (r[k, "series"] + 0 == 0 && w[k, "series"] + 0 == want) ? "yes" : "no"
-				if (hasref && (wl ~ /^switch-(default|tso)$/ ||
-				    (wl == "switch-mixed" && l == "on"))) {
-					target = target ", <= r&w"
+				target = add(target, count(brd[bk], r[k, "series"], "read"))
+				target = add(target, count(bwr[bk], w[k, "series"], "write"))
+				if (hasref && (bref[bk] == "all" || (bref[bk] == "O2" && l == "on"))) {
+					target = add(target, "<= r&w")
 					if (s - v[k, "reference"] >= 0.5)
-						met = "no"
+						ok = 0
 				}
+				met = ok ? "yes" : "no"
 			}
 			printf "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%+.1f\t%+.2f%%\t%s\t%s\t%s/%s\t%s/%s\t%s\t%s/%s\t%s\t%s\n",
 				cell, lv(l), wl, unit, b, s, s - b, b ? 100 * (s - b) / b : 0,
 				ref, vsref, r[k, "base"], w[k, "base"], r[k, "series"], w[k, "series"],
 				rwref, m[k, "base"], m[k, "series"], target, met
 		}
-	}' "$raw" >"$output"
+	}' "$raw.budgets" "$raw" >"$output"
+rm -f "$raw.budgets"
+
 
 msg ""
 awk -F'\t' '{ printf "%-11s %-5s %-18s %-6s %9s %9s %7s %8s %9s %7s %-14s %-14s %-14s %-15s %-27s %s\n",
 	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 }' "$output"
 msg ""
 msg "    written to ${output#"$TOP"/}"
-# GATE_EXITS=1 (make check's smoke run, and the planted defect that adds
+# --gate-exits (make check's smoke run, and the planted defect that adds
 # an out-of-line call to every vCPU load): the exit rows must meet their
 # targets, which are instruction and register-access counts, not times.
-if [ -n "${GATE_EXITS:-}" ]; then
-	missed=$(awk -F'\t' 'NR > 1 && $4 == "exit" && $16 == "no" { print $1 "/" $3 }' "$output" | paste -sd' ' -)
+if [ -n "$gate" ]; then
+	missed=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["unit"] == "exit" && $c["met"] == "no" { print $c["cell"] "/" $c["workload"] }' "$output" |
+		paste -sd' ' -)
 	[ -z "$missed" ] || die "vCPU exits over their budget: $missed"
 	msg "    every vCPU exit row meets its target"
 fi

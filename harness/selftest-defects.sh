@@ -8,6 +8,7 @@
 # the KVM series' kernel with the defect is benchmarked there against the
 # kernel without the KVM series (make check's smoke run), and the exit
 # row the check names must miss its target.
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 TREE=$BUILD/linux
@@ -20,20 +21,21 @@ head=$(git -C "$TREE" rev-parse HEAD)
 
 stage "defect self-test: planted defects must fail their cells"
 worktree_at "$src" "$head"
-sed -e 's/#.*//' "$TOP/tests/defects.txt" | awk 'NF' |
+data_lines "$TOP/tests/defects.txt" |
 while read -r name cell check; do
 	d=$TOP/tests/defects/$name.patch
 	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
 	case $cell in
 	bench:*)
 		line=- variant=kvm-on
-		grep -q "^${cell#bench:}[	 ]" "$TOP/tests/bench-vm.txt" ||
+		[ -n "$(opt_row "$TOP/tests/bench-vm.txt" "${cell#bench:}")" ] ||
 			die "tests/defects.txt: no cell '${cell#bench:}' in tests/bench-vm.txt"
 		;;
 	*)
-		line=$(matrix_lines | awk -v c="$cell" '$1 == c')
+		line=$(cell_line "$cell")
 		[ -n "$line" ] || die "tests/defects.txt: no cell '$cell' in ${MATRIX#"$TOP"/}"
-		variant=$(echo "$line" | awk '{ print $3 }')
+		cell_load "$line"
+		variant=$cell_kernel
 		;;
 	esac
 	# A VM cell's kernel is built from the KVM series' tree.
@@ -56,37 +58,34 @@ while read -r name cell check; do
 	kdir=$BUILD/defect/kernel/$variant
 	sh "$TOP/harness/build-kernel.sh" --image-only --out "$kdir" "$variant" "$src"
 
+	out=$LOGS/defect-$name.log
 	if [ "$line" = - ]; then
-		out=$LOGS/defect-$name.log
 		bt=$RESULTS/defect-$name-bench.tsv
-		if VM_SMOKE_CELLS=${cell#bench:} sh "$TOP/harness/bench-exits-smoke.sh" \
-			"$kdir/arch/arm64/boot/Image" "$bt" >"$out" 2>&1; then
+		if sh "$TOP/harness/bench-exits.sh" --gate --cells "${cell#bench:}" \
+			--series-image "$kdir/arch/arm64/boot/Image" --output "$bt" >"$out" 2>&1; then
 			cat "$out"
 			die "the vCPU exits of bench cell ${cell#bench:} met their targets with the planted defect '$name'"
 		fi
-		row=$(awk -F'\t' -v w="$check" '$3 == w && $4 == "exit"' "$bt")
-		[ "$(echo "$row" | cut -f16)" = no ] || {
+		met=$(tsv_field "$bt" met workload="$check")
+		[ "$met" = no ] || {
 			cat "$out"
 			die "with '$name', bench cell ${cell#bench:} missed a target, but not $check's"
 		}
-		msg "    planted defect '$name': bench cell ${cell#bench:} misses $check's target, as it must ($(echo "$row" | cut -f5) -> $(echo "$row" | cut -f6) instructions an exit, $(echo "$row" | cut -f15))"
+		msg "    planted defect '$name': bench cell ${cell#bench:} misses $check's target, as it must ($(tsv_field "$bt" base workload="$check") -> $(tsv_field "$bt" series workload="$check") instructions an exit, $(tsv_field "$bt" target workload="$check"))"
 		continue
 	fi
 
-	# The cell, renamed, so that its results do not replace the matrix's;
-	# its oracle stress shorter, and a VM cell's guest without its
-	# kselftests: the VM defects must fail on the guest's oracle.
-	m=$BUILD/defect-$name-matrix.txt
-	echo "$line" | awk -v n="defect-$name" '{ $1 = n; print }' >"$m"
-	out=$LOGS/defect-$name.log
-	if MATRIX=$m KERNEL=$kdir/arch/arm64/boot/Image COUNTS_CELL=$cell \
-		ORACLE_SECONDS=${ORACLE_SECONDS:-5} VM_TESTS=- \
-		sh "$TOP/harness/run-cell.sh" "defect-$name" >"$out" 2>&1; then
+	# The cell, under another name, so that its results do not replace
+	# the matrix's; its oracle stress shorter, and a VM cell's guest
+	# without its kselftests: the VM defects must fail on the guest's
+	# oracle.
+	d=defect-$name
+	if sh "$TOP/harness/run-cell.sh" --name "$d" --kernel "$kdir/arch/arm64/boot/Image" \
+		--oracle-seconds 5 --no-guest-tests --counts-cell "$cell" "$cell" >"$out" 2>&1; then
 		cat "$out"
 		die "cell $cell passed on a kernel with the planted defect '$name'"
 	fi
-	rm -f "$m"
-	why=$(cut -f12 "$RESULTS/defect-$name.row")
+	why=$(tsv_field "$RESULTS/$d.row" failed)
 	case " $why " in
 	*" $check "*) ;;
 	*)
@@ -94,11 +93,10 @@ while read -r name cell check; do
 		die "with '$name', cell $cell failed on '$why', but not on '$check'"
 		;;
 	esac
-	fig=$(cut -f9 "$RESULTS/defect-$name.row")
 	gfig=
-	[ ! -f "$RESULTS/defect-$name.guest.row" ] ||
-		gfig=", guest oracle c/m/d $(cut -f9 "$RESULTS/defect-$name.guest.row")"
-	msg "    planted defect '$name': cell $cell fails on $why, as it must (cases p/f/s $(cut -f8 "$RESULTS/defect-$name.row"), oracle c/m/d $fig$gfig)"
+	[ ! -f "$RESULTS/$d.guest.row" ] ||
+		gfig=", guest oracle c/m/d $(tsv_field "$RESULTS/$d.guest.row" oracle)"
+	msg "    planted defect '$name': cell $cell fails on $why, as it must (cases p/f/s $(tsv_field "$RESULTS/$d.row" cases), oracle c/m/d $(tsv_field "$RESULTS/$d.row" oracle)$gfig)"
 done
 git -C "$src" checkout -qf --detach "$head"
 stage_end

@@ -1,50 +1,91 @@
 #!/bin/sh
-# The matrix must be able to fail. Boot the first cell once more with a
-# planted wrong expectation and require that the cell fails, naming the
-# cell and its probe mismatch; then with planted wrong counts. And the
-# console's kernel records must come out of the programs' lines.
+# The harness must be able to fail. Judge a booted cell's saved console
+# again (harness/judge-cell.sh, no QEMU) with a planted wrong expectation,
+# then with planted wrong counts, and require that each fails, naming its
+# check; the same console judged as it was must pass. The cell is the
+# matrix's first, as the matrix left it in build/results/ (booted here if
+# it is not there). And the console's kernel records must come out of the
+# programs' lines (harness/untangle-console.sh).
+# shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-stage "harness self-test: wrong expectations must fail their cell; the console is untangled"
-m=$BUILD/selftest-matrix.txt
-line=$(matrix_lines | head -n 1)
-# shellcheck disable=SC2086
-set -- $line
-cell=$1 row=$4
-# Any other row of tests/expect.tsv whose values differ.
-wrong=$(sed -e 's/#.*//' "$TOP/tests/expect.tsv" | awk -v r="$row" '
-	NF && $1 == r { v = $2 $3 $4 $5 }
-	NF { n[$1] = $2 $3 $4 $5 }
-	END { for (k in n) if (n[k] != v) { print k; exit } }')
-echo "$line" | awk -v w="$wrong" '{ $1 = "planted-" $1; $4 = w; print }' >"$m"
-out=$BUILD/logs/selftest-harness.log
-if MATRIX=$m COUNTS_CELL=$cell sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
-	cat "$out"
-	die "cell $cell passed with the wrong expectation '$wrong' (it is '$row')"
+stage "harness self-test: wrong expectations must fail a saved cell; the console is untangled"
+cell=$(matrix_lines | awk 'NR == 1 { print $1 }')
+if [ ! -f "$RESULTS/$cell.row" ] || [ ! -f "$RESULTS/$cell.boot" ]; then
+	msg "    no saved boot of cell $cell: booting it"
+	sh "$TOP/harness/run-cell.sh" "$cell" >/dev/null ||
+		die "cell $cell fails: run 'make matrix CELLS=$cell'"
 fi
-grep -q "planted-$cell: FAIL (.*probe" "$out" ||
-	{ cat "$out"; die "the planted cell failed, but not on its probe"; }
-grep -q 'last lines of build/results/planted-' "$out" ||
-	{ cat "$out"; die "the failing cell did not show its console tail"; }
-msg "    cell $cell with expectation '$wrong' instead of '$row': fails, as it must"
+out=$LOGS/selftest-harness.log
+p=planted-$cell
 
-# The same cell, right expectation, but its expected counts moved by one
-# case from pass to skip: a case that quietly stopped testing.
+# plant: a copy of the saved cell as $p, its record's line passed
+# through the awk program $1.
+plant() {
+	cp "$RESULTS/$cell.log" "$RESULTS/$p.log"
+	while IFS= read -r l; do
+		case $l in
+		line=*) echo "line=$(echo "${l#line=}" | awk "$1")" ;;
+		*) echo "$l" ;;
+		esac
+	done <"$RESULTS/$cell.boot" >"$RESULTS/$p.boot"
+}
+
+# The saved console, judged as it was booted, passes.
+plant '{ print }'
+sh "$TOP/harness/judge-cell.sh" --counts-cell "$cell" "$p" >"$out" 2>&1 ||
+	{ cat "$out"; die "the saved console of cell $cell fails when judged again"; }
+row=$(tail -n 1 "$RESULTS/$cell.row" | cut -f2-)
+[ "$(tail -n 1 "$RESULTS/$p.row" | cut -f2-)" = "$row" ] ||
+	{ cat "$RESULTS/$cell.row" "$RESULTS/$p.row"; die "judged again, cell $cell gives another row"; }
+msg "    cell $cell's saved console judged again: the same row"
+
+# Any other row of tests/expect.tsv whose values differ.
+expect=$(cell_line "$cell" | awk '{ print $4 }')
+wrong=$(data_lines "$TOP/tests/expect.tsv" | awk -v r="$expect" '
+	$1 == r { v = $2 $3 $4 $5 }
+	{ n[$1] = $2 $3 $4 $5 }
+	END { for (k in n) if (n[k] != v) { print k; exit } }')
+plant "{ \$4 = \"$wrong\"; print }"
+if sh "$TOP/harness/judge-cell.sh" --counts-cell "$cell" "$p" >"$out" 2>&1; then
+	cat "$out"
+	die "cell $cell passed with the wrong expectation '$wrong' (it is '$expect')"
+fi
+grep -q "$p: FAIL (.*probe" "$out" ||
+	{ cat "$out"; die "the planted cell failed, but not on its probe"; }
+grep -q "last lines of .*results/$p.log" "$out" ||
+	{ cat "$out"; die "the failing cell did not show its console tail"; }
+msg "    cell $cell with expectation '$wrong' instead of '$expect': fails, as it must"
+
+# The right expectation, but the expected counts moved by one case from
+# pass to skip: a case that quietly stopped testing.
 counts=$BUILD/selftest-counts.tsv
-echo "$line" | awk '{ $1 = "planted-" $1; print }' >"$m"
-sed -e 's/#.*//' "$TOP/tests/counts.tsv" | awk -v c="$cell" -v b="$BASE" '
-	NF && $2 == c && ($1 == b || $1 == "*") {
+data_lines "$TOP/tests/counts.tsv" | awk -v c="$cell" -v b="$BASE" '
+	$2 == c && ($1 == b || $1 == "*") {
 		split($4, k, "/"); $4 = (k[1] - 1) "/" k[2] "/" (k[3] + 1)
-		$2 = "planted-" c; print; exit }' >"$counts"
+		print; exit }' >"$counts"
 [ -s "$counts" ] || die "tests/counts.tsv has no counts for cell $cell"
-if MATRIX=$m COUNTS=$counts sh "$TOP/harness/run-cell.sh" "planted-$cell" >"$out" 2>&1; then
+plant '{ print }'
+if sh "$TOP/harness/judge-cell.sh" --counts "$counts" --counts-cell "$cell" "$p" >"$out" 2>&1; then
 	cat "$out"
 	die "cell $cell passed with wrong expected counts ($(cut -d' ' -f3,4 "$counts"))"
 fi
-grep -q "planted-$cell: FAIL (counts)" "$out" ||
+grep -q "$p: FAIL (counts)" "$out" ||
 	{ cat "$out"; die "the cell with wrong expected counts failed, but not on its counts alone"; }
 msg "    cell $cell with one case moved from pass to skip in its expected counts: fails, as it must"
-rm -f "$RESULTS/planted-$cell".* "$m" "$counts"
+
+# A console cut short: the boot's record says it timed out.
+plant '{ print }'
+sed -i 's/^rc=.*/rc=124/' "$RESULTS/$p.boot"
+sed -i '/^mem-model-harness: done/,$d' "$RESULTS/$p.log"
+if sh "$TOP/harness/judge-cell.sh" --counts-cell "$cell" "$p" >"$out" 2>&1; then
+	cat "$out"
+	die "cell $cell passed with a console cut before its end"
+fi
+[ "$(tsv_field "$RESULTS/$p.row" boot)" = timeout ] ||
+	{ cat "$out"; die "a console cut short at the boot's timeout is not judged 'timeout'"; }
+msg "    cell $cell's console cut short at a timeout: fails, boot 'timeout', as it must"
+rm -f "$RESULTS/$p".* "$counts"
 
 # The host's kernel records land inside the programs' lines on the one
 # UART they share (harness/untangle-console.sh): its lines must come out
