@@ -14,7 +14,7 @@ EACH = sh $(H)/each-base.sh
 	bench-smoke base-kernel kvm-base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
 	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
-	check-disk \
+	check-disk check-shell \
 	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
@@ -22,7 +22,7 @@ all: matrix
 
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
-check: check-disk check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
+check: check-disk check-shell check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
 	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
@@ -129,6 +129,12 @@ bench-kernels: bench-base-kernel bench-series-kernel
 	@sh $(H)/build-kernel.sh os
 	@sh $(H)/build-reference-kernel.sh on
 	@sh $(H)/build-reference-kernel.sh os
+
+# The harness' shell is POSIX sh, and shellcheck finds nothing in it.
+check-shell: deps
+	@echo "==> shellcheck -s sh: harness/"
+	@shellcheck -s sh -x harness/*.sh
+	@echo "    harness/: $$(ls harness/*.sh | wc -l) scripts, clean"
 
 # Room on the disk for what make check writes, before it writes it.
 check-disk:

@@ -19,7 +19,8 @@
 . "$(dirname "$0")/lib.sh"
 
 set -- "$@" --end
-cells= series=$(variant_image kvm-on) rounds=20000 output=$RESULTS/bench-vm.tsv gate=
+cells='' series=$(variant_image kvm-on) rounds=20000 gate=''
+output=$RESULTS/bench-vm.tsv
 while [ "$1" != --end ]; do
 	case $1 in
 	--cells) cells=$2; shift 2 ;;

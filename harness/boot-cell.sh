@@ -16,7 +16,7 @@
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-name= image= tests= osecs= guest_tests=yes
+name='' image='' tests='' osecs='' guest_tests=yes
 while [ $# -gt 1 ]; do
 	case $1 in
 	--matrix) MATRIX=$2; shift 2 ;;
@@ -123,7 +123,7 @@ fi
 # (tests/guest/mem-model-vmm.c), as tests/vm.tsv's row for the opt-in
 # says: the VMM's flags, the guest's expectation row, its oracle mode and
 # fewest checks, its kselftests, and the VMM's runs before it.
-vm_flags= vm_expect= vm_tests= vm_oracle= vm_before=
+vm_flags='' vm_expect='' vm_tests='' vm_oracle='' vm_before=''
 if [ -n "$t_vm" ]; then
 	vline=$(opt_row "$TOP/tests/vm.tsv" "$t_vm")
 	[ -n "$vline" ] || die "cell $cell: no opt-in '$t_vm' in tests/vm.tsv"

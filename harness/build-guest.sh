@@ -28,10 +28,14 @@ cells() {
 # (Debian's name: arm64, amd64), downloaded once into the cache through a
 # private apt configuration: per-call architecture options, the host's
 # dpkg is not made multiarch.
+# newest_deb DIR PACKAGE ARCH: the newest .deb of PACKAGE for ARCH in DIR.
+newest_deb() {
+	find "$1" -maxdepth 1 -name "${2}_*_$3.deb" 2>/dev/null | sort -V | tail -n 1
+}
 deb() {
 	d_pkg=$1 d_arch=$2
 	debs=$CACHE/debs
-	f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb 2>/dev/null | tail -n 1 || true)
+	f=$(newest_deb "$debs" "$d_pkg" "$d_arch")
 	if [ -z "$f" ]; then
 		mkdir -p "$debs"
 		set -- "$CACHE/apt-$d_arch" \
@@ -42,7 +46,7 @@ deb() {
 		(cd "$debs" && apt_private "$@" download "$d_pkg:$d_arch") \
 			>>"$LOGS/apt-$d_arch.log" 2>&1 ||
 			die "downloading $d_pkg:$d_arch failed: see build/logs/apt-$d_arch.log"
-		f=$(ls "$debs/$d_pkg"_*_"$d_arch".deb | tail -n 1)
+		f=$(newest_deb "$debs" "$d_pkg" "$d_arch")
 	fi
 	echo "$f"
 }
@@ -106,14 +110,17 @@ build() {
 		*) targets="$targets $t" ;;
 		esac
 	done
-	targets=$(echo $targets | tr ' ' '\n' | sort -u | paste -sd' ' -)
-	subtargets=$(echo $subtargets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+	# shellcheck disable=SC2086 # one word a target
+	targets=$(printf '%s\n' $targets | sort -u | paste -sd' ' -)
+	# shellcheck disable=SC2086
+	subtargets=$(printf '%s\n' $subtargets | sort -u | paste -sd' ' -)
 	msg "    kselftest targets: $targets${subtargets:+ (subtargets: $subtargets)}"
 
 	hdr=$guest/headers
 	kst=$guest/kselftest-build
 	rm -rf "$kst"
 	if [ -n "$targets" ]; then
+		# shellcheck disable=SC2016 # the script's own arguments
 		run_logged "$LOGS/kselftest-$arch.log" sh -c '
 			make -C "$1" O="$2" ARCH="$9" INSTALL_HDR_PATH="$2" -j"$4" \
 				headers_install &&
@@ -132,7 +139,7 @@ build() {
 			echo "$have" | grep -qx "$t" ||
 				die "kselftest target '$t' did not build for $arch: see build/logs/kselftest-$arch.log"
 		done
-		msg "    collections: $(echo $have)"
+		msg "    collections: $(printf '%s\n' "$have" | paste -sd' ' -)"
 	fi
 	# The first part of the series (lib.sh, PART1_TREE) has a mem_model
 	# kselftest of its own, which its cells run: built from that tree,
@@ -184,6 +191,7 @@ build() {
 		[ -f "$KVM_TREE/tools/testing/selftests/kvm/arm64/mem_model.c" ]; then
 		kb=$guest/kvm-kselftest-build
 		rm -rf "$kb"
+		# shellcheck disable=SC2016 # the script's own arguments
 		run_logged "$LOGS/kselftest-kvm.log" sh -c '
 			make -C "$1" O="$2/headers-build" ARCH=arm64 \
 				INSTALL_HDR_PATH="$2/headers" -j"$4" headers_install &&
@@ -251,8 +259,8 @@ build() {
 	fi
 	if [ -n "$key" ]; then
 		mkdir -p "$GUESTS"
-		(cd "$guest" && tar -cf "$GUESTS/$key.tar.tmp" \
-			$(ls initramfs.cpio kexec.cpio vm.cpio core-kselftest.cpio 2>/dev/null))
+		(cd "$guest" && find initramfs.cpio kexec.cpio vm.cpio core-kselftest.cpio \
+			2>/dev/null | tar -cf "$GUESTS/$key.tar.tmp" -T -)
 		mv "$GUESTS/$key.tar.tmp" "$GUESTS/$key.tar"
 		find "$GUESTS" -type f -mtime +14 -delete
 	fi

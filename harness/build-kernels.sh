@@ -8,7 +8,7 @@
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-for c in $(base_cells); do
+for c in $(base_cells "$BASE"); do
 	matrix_lines | awk -v c="$c" '$1 == c { print $3 }'
 done | sort -u | while read -r k; do
 	only=--image-only

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# shellcheck disable=SC2034 # the variables it sets are its callers'
 # The cells of a matrix (tests/matrix.txt, tests/regressions.txt): the one
 # reader of a cell's line and of its 'tests' column. Sourced by lib.sh.
 
@@ -31,8 +32,8 @@ matrix_lines() {
 # ("+A+B+", empty: every base), t_singlestep (yes or empty). An unknown
 # word is an error.
 tests_parse() {
-	t_collections= t_targets= t_oracle_min= t_oracle_secs= t_kexec= t_vm=
-	t_params= t_bases= t_singlestep=
+	t_collections='' t_targets='' t_oracle_min='' t_oracle_secs='' t_kexec='' t_vm=''
+	t_params='' t_bases='' t_singlestep=''
 	for _w in $(echo "$1" | tr , ' '); do
 		case $_w in
 		-) ;;
@@ -57,8 +58,10 @@ tests_parse() {
 	case $t_oracle_min$t_oracle_secs in
 	*[!0-9]*) die "tests column: oracle:MIN:SECONDS takes numbers, not '$1'" ;;
 	esac
-	t_collections=$(echo $t_collections | tr ' ' '\n' | sort -u | paste -sd, -)
-	t_targets=$(echo $t_targets | tr ' ' '\n' | sort -u | paste -sd' ' -)
+	# shellcheck disable=SC2086 # one word each
+	t_collections=$(printf '%s\n' $t_collections | sort -u | paste -sd, -)
+	# shellcheck disable=SC2086
+	t_targets=$(printf '%s\n' $t_targets | sort -u | paste -sd' ' -)
 }
 
 # cell_line CELL: CELL's line of the matrix.

@@ -42,7 +42,9 @@ if [ "$BASE" = "$FIRST_BASE" ] && [ -z "$*" ] &&
 	kvm=$(git -C "$KVM_TREE" rev-list --count series..HEAD)
 fi
 commits=$(git -C "$TREE" rev-list --count base..HEAD)
-stage "every commit builds: $commits commit(s) x ($variants)${kvm:+, the KVM series' $kvm x ($KVM_COMMIT_VARIANTS)}"
+kvm_what=''
+[ -z "$kvm" ] || kvm_what=", the KVM series' $kvm x ($KVM_COMMIT_VARIANTS)"
+stage "every commit builds: $commits commit(s) x ($variants)$kvm_what"
 worktree_at "$src" base
 # A commit and variant whose kernel inputs were built before (lib.sh's
 # build_key: the tree without documentation, selftests and other

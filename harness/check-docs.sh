@@ -35,7 +35,7 @@ judge() {
 		echo "$bad" | sed 's/^/      /'
 		die "Sphinx reports problems in the files that $2..HEAD of ${1#"$TOP"/} touches"
 	fi
-	msg "    $3: $(echo $files | wc -w) touched file(s): no warning ($(grep -c WARNING "$LOGS/$3.log" || true) elsewhere)"
+	msg "    $3: $(echo "$files" | wc -w) touched file(s): no warning ($(grep -c WARNING "$LOGS/$3.log" || true) elsewhere)"
 }
 
 stage "documentation: htmldocs over the touched SPHINXDIRS"

@@ -18,10 +18,11 @@ msg "    entry: $title"
 # get_maintainer.pl shortens long titles to their first 30 characters.
 short=$(printf '%s' "$title" | cut -c1-30)
 out=$LOGS/get_maintainer.log
-[ -n "$(series_patches)" ] || die "no patch in $SERIES_NAME/"
-# shellcheck disable=SC2046
+patches=$(series_patches "$SERIES")
+[ -n "$patches" ] || die "no patch in $SERIES_NAME/"
+# shellcheck disable=SC2086 # one word a patch
 (cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-	$(series_patches)) >"$out" 2>&1 ||
+	$patches) >"$out" 2>&1 ||
 	{ cat "$out"; die "get_maintainer.pl failed"; }
 sed 's/^/      /' "$out"
 grep -qF "$short" "$out" ||

@@ -349,26 +349,31 @@ for pd in $pages; do
 	added=$work/added/$page
 	mkdir -p "${added%/*}"
 	git -C "$work/tree" diff --cached HEAD -- "$page" | sed -n '/^+++ /d; s/^+//p' >"$added"
-	for c in $(grep -o 'PR_[A-Z0-9_]*[A-Z0-9]' "$added" | sort -u); do
+	grep -o 'PR_[A-Z0-9_]*[A-Z0-9]' "$added" | sort -u >"$added.names"
+	while read -r c; do
 		grep -q "^$c " "$work/series-defines" && continue
 		[ -f "$BUILD/linux/include/uapi/linux/prctl.h" ] &&
 			grep -q "define[[:space:]]\{1,\}${c}[[:space:]]" "$BUILD/linux/include/uapi/linux/prctl.h" &&
 			continue
 		fail "$base" "names $c, which the kernel series does not define"
 		n=$((n + 1))
-	done
-	for c in $(grep -o 'CONFIG_[A-Z0-9_]*[A-Z0-9]' "$added" | sort -u); do
+	done <"$added.names"
+	grep -o 'CONFIG_[A-Z0-9_]*[A-Z0-9]' "$added" | sort -u >"$added.names"
+	while read -r c; do
 		grep -q "^+config ${c#CONFIG_}\$" "$work/series" || {
 			fail "$base" "names $c, which the kernel series does not add"
 			n=$((n + 1))
 		}
-	done
-	for d in $(sed 's/\\[:%]//g; s/\\-/-/g' "$added" | grep -o 'Documentation/[A-Za-z0-9_./-]*\.rst' | sort -u); do
+	done <"$added.names"
+	sed 's/\\[:%]//g; s/\\-/-/g' "$added" | grep -o 'Documentation/[A-Za-z0-9_./-]*\.rst' |
+		sort -u >"$added.names"
+	while read -r d; do
 		grep -q "^+++ b/$d\$" "$work/series" || {
 			fail "$base" "names $d, which the kernel series does not create"
 			n=$((n + 1))
 		}
-	done
+	done <"$added.names"
+	rm -f "$added.names"
 	if [ $n = 0 ]; then
 		if [ -s "$before" ]; then
 			msg "    $page: clean (+$(wc -l <"$added") lines on $man_base_name's $(wc -l <"$before"), $(grep -c . "$out/$base.txt") rendered)"

@@ -15,7 +15,7 @@ cells=$(matrix_lines | awk '{ print $1 }')
 
 known=$TOP/tests/regressions-known.txt
 
-stage "regression guard: $(echo $cells) must give the same results"
+stage "regression guard: $(echo "$cells" | paste -sd' ' -) must give the same results"
 # Two cells at a time: under -icount each keeps one host thread busy, and
 # the guest's clock counts its own instructions, so a cell gives the same
 # results beside another as alone.
@@ -88,10 +88,10 @@ for c in $cells; do
 		continue
 	fi
 	summary="$summary, $c"
-	[ -s "$RESULTS/$first.results" ] && [ -s "$RESULTS/$c.results" ] || {
+	if [ ! -s "$RESULTS/$first.results" ] || [ ! -s "$RESULTS/$c.results" ]; then
 		differ="$differ $c"
 		continue
-	}
+	fi
 	if ! diff -U0 "$RESULTS/$first.results" "$RESULTS/$c.results" \
 		>"$RESULTS/$c.results.diff"; then
 		differ="$differ $c"

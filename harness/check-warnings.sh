@@ -52,7 +52,7 @@ warnings() {
 
 warnings "$base_src" "$base_out" base
 warnings "$TREE" "$series_out" series
-msg "    touched: $(echo $files)"
+msg "    touched: $(echo "$files" | paste -sd' ' -)"
 msg "    base: $(wc -l <"$RESULTS/warnings-base.txt") warning(s), series: $(wc -l <"$RESULTS/warnings-series.txt")"
 new=$(comm -13 "$RESULTS/warnings-base.txt" "$RESULTS/warnings-series.txt")
 if [ -n "$new" ]; then

@@ -10,7 +10,7 @@ pkgs="make gcc git xz-utils cpio bc flex bison libssl-dev libelf-dev kmod
       qemu-system-arm qemu-system-x86
       dpkg-dev patch meson ninja-build pkg-config libglib2.0-dev
       libpixman-1-dev libfdt-dev zlib1g-dev sparse python3-sphinx
-      mandoc groff-base b4"
+      mandoc groff-base b4 shellcheck"
 # The bases that come from the host's archive (harness/bases.tsv), pinned.
 pkgs="$pkgs $(bases_lines | awk '$4 == "host" { print $2 "=" $3 }')"
 

@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# shellcheck disable=SC2034 # the variables it sets are its callers'
 # Common settings and helpers for the harness scripts. Sourced, not run.
 
 set -eu
@@ -29,7 +30,7 @@ export BASE
 _b=$(bases_lines | awk -v b="$BASE" '$1 == b')
 [ -n "$_b" ] || {
 	printf 'error: no base %s in harness/bases.tsv (bases: %s)\n' \
-		"$BASE" "$(echo $BASES)" >&2
+		"$BASE" "$(echo "$BASES" | paste -sd' ' -)" >&2
 	exit 1
 }
 # Fields by awk: a sourced file must not touch the caller's "$@".
@@ -71,7 +72,7 @@ export KBUILD_BUILD_USER=mem-model
 export KBUILD_BUILD_HOST=harness
 export LC_ALL=C
 
-MATRIX=${MATRIX:-$TOP/tests/matrix.txt}
+MATRIX=$TOP/tests/matrix.txt
 # Every list of cells that boots the guest: the guest is built with the
 # kselftest collections they name.
 # The regression guard (tests/regressions.txt) runs on the first base only.
@@ -88,8 +89,9 @@ mkdir -p "$LOGS" "$RESULTS" "$CACHE"
 # --update-refs' (on in build/linux) moves along with its commits.
 # series_parts: the series' directories, in order.
 series_parts() {
-	if ls -d "$SERIES"/[0-9]-*/ >/dev/null 2>&1; then
-		ls -d "$SERIES"/[0-9]-*/ | sed 's,/$,,'
+	_parts=$(find "$SERIES" -mindepth 1 -maxdepth 1 -type d -name '[0-9]-*' | sort)
+	if [ -n "$_parts" ]; then
+		echo "$_parts"
 	else
 		echo "$SERIES"
 	fi

@@ -30,7 +30,7 @@ gm="perl scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-pengui
 # shellcheck disable=SC2086
 tos=$(cd "$tree" && $gm --nol "$out"/in/*.patch)
 # shellcheck disable=SC2086
-ccs=$(cd "$tree" && $gm --nom "$out"/in/*.patch | grep -vxF "$tos" || true)
+ccs=$(cd "$tree" && $gm --nom "$out"/in/*.patch | { grep -vxF "$tos" || true; })
 rm -rf "$out/in"
 to_hdr=$(echo "$tos" | paste -sd, - | sed 's/,/, /g')
 cc_hdr=$(echo "$ccs" | paste -sd, - | sed 's/,/, /g')

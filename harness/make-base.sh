@@ -56,7 +56,8 @@ fetch_experimental() {
 }
 
 if [ -f "$used" ]; then
-	set -- $(cat "$used")
+	read -r used_pkg used_ver used_git <"$used"
+	set -- "$used_pkg" "$used_ver" "$used_git"
 	BASE_GIT=${3:-none}
 	if [ "$BASE_GIT" = "$CACHE/base-$2-r$RECIPE.git" ] &&
 	   [ -f "$BASE_GIT/mem-model-complete" ]; then
@@ -79,7 +80,9 @@ host)
 	tarball=/usr/src/$pkg.tar.xz
 	;;
 experimental)
-	set -- $(fetch_experimental)
+	got=$(fetch_experimental)
+	# shellcheck disable=SC2086 # PACKAGE VERSION DEB
+	set -- $got
 	pkg=$1 ver=$2
 	msg "    ${3##*/}"
 	dpkg-deb --fsys-tarfile "$3" | tar -C "$tmp" -xf - "./usr/src/$pkg.tar.xz"
@@ -90,7 +93,7 @@ esac
 BASE_GIT=$CACHE/base-$ver-r$RECIPE.git
 rm -rf "$BASE_GIT"
 run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$tarball"
-rm -rf "$tmp/usr"
+rm -rf "${tmp:?}/usr"
 wt=$tmp/$pkg
 
 git init -q --bare "$BASE_GIT"

@@ -16,7 +16,9 @@ series=$(git -C "$TREE" rev-parse series)
 if git -C "$KVM_TREE" rev-parse -q --verify HEAD >/dev/null 2>&1 &&
 	[ "${FORCE:-0}" != 1 ]; then
 	want="$(kvm_patches_id) $series"
-	set -- $(cat "$STATE" 2>/dev/null || echo none none none)
+	state=$(cat "$STATE" 2>/dev/null || echo none none none)
+	# shellcheck disable=SC2086 # three words
+	set -- $state
 	head=$(git -C "$KVM_TREE" rev-parse HEAD)
 	if [ "$1 $2" = "$want" ] && [ "$3" = "$head" ]; then
 		msg "==> tree: ${KVM_TREE#"$TOP"/} is up to date with kvm/"

@@ -181,7 +181,7 @@ git -C "$work" config "branch.b4/$name.description" | grep -q "^Cc: .*$api" ||
 
 # The mails, as b4 send would send them; -o writes them and sends nothing.
 b4w send --no-sign -o "$out"
-cover=$(ls "$out"/0000-*.eml 2>/dev/null | head -n 1)
+cover=$(find "$out" -maxdepth 1 -name '0000-*.eml' | sort | head -n 1)
 [ -n "$cover" ] || die "b4 send -o wrote no cover letter to build/mail"
 hdr() {
 	awk -v h="$1" '
@@ -191,7 +191,7 @@ hdr() {
 		tolower($0) ~ "^" tolower(h) ": " { f = 1; v = substr($0, length(h) + 3) }
 		END { gsub(/  +/, " ", v); print v }' "$2"
 }
-msg "    $(ls "$out"/*.eml | wc -l) mails ($n patches and the cover letter), from the b4 branch b4/$name of build/mail-work"
+msg "    $(find "$out" -maxdepth 1 -name '*.eml' | wc -l) mails ($n patches and the cover letter), from the b4 branch b4/$name of build/mail-work"
 msg "    $(hdr Subject "$cover")"
 msg "    Message-Id: $(hdr Message-Id "$cover")"
 msg "    To: $(hdr To "$cover")"

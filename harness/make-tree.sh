@@ -17,7 +17,9 @@ STATE=$TREE/.git/mem-model-state
 
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	want=$(patches_id)
-	set -- $(cat "$STATE" 2>/dev/null || echo none none)
+	state=$(cat "$STATE" 2>/dev/null || echo none none)
+	# shellcheck disable=SC2086 # two words
+	set -- $state
 	head=$(git -C "$TREE" rev-parse HEAD)
 	if [ "$1" = "$want" ] && [ "$2" = "$head" ]; then
 		msg "==> tree: ${TREE#"$TOP"/} is up to date with $SERIES_NAME/"

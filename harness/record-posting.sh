@@ -31,10 +31,12 @@ first=${first#"$TOP"/}
 git -C "$TOP" cat-file -e "$commit:$first/0000-cover-letter.patch" 2>/dev/null ||
 	die "commit $commit has no $first/0000-cover-letter.patch"
 
-last=$(sed -e 's/#.*//' "$POSTINGS" | awk 'NF' | tail -n 1)
+last=$(data_lines "$POSTINGS" | tail -n 1)
+# shellcheck disable=SC2086 # its columns
 set -- $last
-[ $# = 4 ] && [ "$2" = - ] ||
+if [ $# != 4 ] || [ "$2" != - ]; then
 	die "the last line of harness/postings.tsv is no revision being prepared: '$last'"
+fi
 rev=$1 change_id=$4
 tmp=$POSTINGS.new
 awk -v r="$rev" -v c="$commit" -v m="$msgid" '

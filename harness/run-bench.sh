@@ -24,9 +24,9 @@
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-bench=$TOP/tests/bench.txt only= rounds=20000 levels="on os" reference=yes
-base_image= series_image= reference_image= cc_label=given
-output=$RESULTS/bench.tsv gate=
+bench=$TOP/tests/bench.txt only='' rounds=20000 levels="on os" reference=yes
+base_image='' series_image='' reference_image='' cc_label=given
+output=$RESULTS/bench.tsv gate=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--bench) bench=$2; shift 2 ;;
@@ -45,8 +45,9 @@ while [ $# -gt 0 ]; do
 done
 initrd=$(guest_initramfs arm64)
 if [ -n "$base_image$series_image" ]; then
-	[ -n "$base_image" ] && [ -n "$series_image" ] ||
+	if [ -z "$base_image" ] || [ -z "$series_image" ]; then
 		die "--base-image and --series-image go together"
+	fi
 	levels=given
 	[ -n "$reference_image" ] || reference=-
 fi
@@ -73,7 +74,7 @@ for l in $levels; do
 done
 [ -f "$initrd" ] || die "no $initrd"
 
-stage "benchmark: $(echo $kinds | sed 's/ /, /g') kernels, $rounds round trips, variants: $levels"
+stage "benchmark: $(echo "$kinds" | sed 's/ /, /g') kernels, $rounds round trips, variants: $levels"
 raw=$RESULTS/bench-raw.tsv
 : >"$raw"
 data_lines "$bench" | while read -r cell qemu params flags; do
@@ -99,8 +100,9 @@ data_lines "$bench" | while read -r cell qemu params flags; do
 					'{ print c, l, k, $1, $2, $3, $4, $5, $6 }' >>"$raw"
 			nw=$(grep -c "^$cell	$l	$k	" "$raw" || true)
 			msg "    $cell, $l, $k kernel: $nw workloads"
-			[ "$nw" -gt 0 ] && [ "$nw" = "${nb:-$nw}" ] ||
+			if [ "$nw" -eq 0 ] || [ "$nw" != "${nb:-$nw}" ]; then
 				die "bench cell $cell, $l: the $k kernel gave $nw workloads, the base ${nb:-0}"
+			fi
 			nb=$nw
 		done
 	done

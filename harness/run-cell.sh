@@ -9,7 +9,7 @@
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-boot= judge= name=
+boot='' judge='' name=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--no-guest-tests) boot="$boot $1"; shift ;;

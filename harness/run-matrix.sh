@@ -7,7 +7,7 @@
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-only_cells= only_bases=
+only_cells='' only_bases=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cells) only_cells=$2; shift 2 ;;
@@ -29,7 +29,7 @@ for b in ${only_bases:-$BASES}; do
 	[ -n "$cells" ] || continue
 	used=$(cut -d' ' -f1,2 "$CACHE/base-$b.used" 2>/dev/null || echo "$b")
 	res=$(base_build "$b")/results
-	stage "matrix on $b ($used): $(echo $cells | wc -w) cell(s)"
+	stage "matrix on $b ($used): $(echo "$cells" | wc -w) cell(s)"
 	rm -f "$res"/*.row
 	for c in $cells; do
 		msg "    $b $c: booting"
@@ -47,7 +47,7 @@ for b in ${only_bases:-$BASES}; do
 done
 
 {
-	printf 'base\t%s\n' "$(echo $ROW_FIELDS | tr ' ' '\t')"
+	printf 'base\t%s\n' "$(echo "$ROW_FIELDS" | tr ' ' '\t')"
 	cat "$rows"
 } >"$sum"
 rm -f "$rows"
@@ -74,7 +74,7 @@ awk -F'\t' '
 	}' "$sum"
 msg ""
 total=$(tsv_field "$sum" cell host=- | wc -l)
-nf=$(echo $failed | wc -w)
+nf=$(echo "$failed" | wc -w)
 msg "matrix: $((total - nf)) passed, $nf failed"
 if [ -n "$failed" ]; then
 	msg "FAILED cells:$failed (see build/results/<cell>.log, build/<base>/results/<cell>.log)"
