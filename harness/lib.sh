@@ -291,7 +291,7 @@ build_key() {
 # Kernel builds done, keyed by build_key: the bisection
 # (harness/check-commits.sh) does not repeat one.
 BUILT_STAMPS=$CACHE/commit-builds
-# Their images (harness/build-kernel.sh, IMAGE_ONLY).
+# Their images (harness/build-kernel.sh --image-only).
 IMAGES=$CACHE/kernel-images
 # The guests' CPIO archives, keyed by their inputs (harness/build-guest.sh).
 GUESTS=$CACHE/guests
