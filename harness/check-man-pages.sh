@@ -42,7 +42,7 @@ order="NAME LIBRARY SYNOPSIS CONFIGURATION DESCRIPTION OPTIONS EXIT_STATUS
 	SEE_ALSO"
 
 # The base tree: "package version pages" of harness/man-pages-base.tsv.
-_mb=$(sed -e 's/#.*//' "$TOP/harness/man-pages-base.tsv" | awk 'NF' | head -n 1)
+_mb=$(data_lines "$TOP/harness/man-pages-base.tsv" | head -n 1)
 MAN_PACKAGE=$(echo "$_mb" | awk '{ print $1 }')
 MAN_VERSION=$(echo "$_mb" | awk '{ print $2 }')
 MAN_PAGES=$(echo "$_mb" | awk '{ print $3 }' | tr , ' ')
@@ -123,23 +123,10 @@ man_base() {
 			grep -q '^\.TH [^ ]* [^ ]* (date) "Linux man-pages (unreleased)"$' "$tmp/tree/$mp" ||
 				die "$MAN_PACKAGE $ver: no '.TH title section date \"Linux man-pages version\"' line in $b"
 		done
-		git init -q --bare "$git_dir"
-		(
-			cd "$tmp/tree"
-			export GIT_AUTHOR_NAME="Debian $MAN_PACKAGE" \
-				GIT_AUTHOR_EMAIL="$MAN_PACKAGE@packages.debian.org" \
-				GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' \
-				GIT_COMMITTER_NAME="Debian $MAN_PACKAGE" \
-				GIT_COMMITTER_EMAIL="$MAN_PACKAGE@packages.debian.org" \
-				GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
-			g() { git -c core.autocrlf=false --git-dir="$git_dir" --work-tree=. "$@"; }
-			g add -A .
-			g commit -q --no-verify --no-gpg-sign \
-				-m "Debian $MAN_PACKAGE $ver: $MAN_PAGES in man-pages' source form"
-			g tag base
-		) || die "cannot commit the base tree in $git_dir"
+		commit_tree "$git_dir" "$tmp/tree" "Debian $MAN_PACKAGE" \
+			"$MAN_PACKAGE@packages.debian.org" \
+			"Debian $MAN_PACKAGE $ver: $MAN_PAGES in man-pages' source form"
 		rm -rf "$tmp"
-		touch "$git_dir/mem-model-complete"
 	fi
 	echo "$ver" >"$used"
 	echo "$ver $git_dir"

@@ -375,6 +375,36 @@ cpio_tree() {
 		cpio -o -H newc --owner=0:0 --quiet)
 }
 
+# commit_tree GIT_DIR TREE NAME EMAIL MESSAGE: make GIT_DIR a new bare
+# repository whose one commit, tagged 'base', holds every file of TREE
+# (ignored ones too: Debian's linux-source ignores '/*'), by NAME <EMAIL>
+# on a fixed date, so that its hash is the same on every machine; mark it
+# complete once whole.
+commit_tree() {
+	_cd=$1 _ct=$2 _cn=$3 _ce=$4 _cm=$5
+	rm -rf "$_cd"
+	git init -q --bare "$_cd"
+	# The commit of a kernel tree leaves some 90,000 loose objects; an
+	# automatic 'git gc' would then repack them in the background,
+	# competing with the kernel builds. Clones of the cache hardlink the
+	# objects as they are.
+	git --git-dir="$_cd" config gc.auto 0
+	run_logged "$LOGS/commit-tree.log" _commit_tree_git add -f -A .
+	(
+		export GIT_AUTHOR_NAME="$_cn" GIT_AUTHOR_EMAIL="$_ce" \
+			GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' \
+			GIT_COMMITTER_NAME="$_cn" GIT_COMMITTER_EMAIL="$_ce" \
+			GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+		_commit_tree_git commit -q --no-verify --no-gpg-sign -m "$_cm"
+	)
+	_commit_tree_git tag base
+	touch "$_cd/mem-model-complete"
+}
+_commit_tree_git() {
+	(cd "$_ct" && git -c core.autocrlf=false -c core.fileMode=true \
+		-c core.bigFileThreshold=512m --git-dir="$_cd" --work-tree=. "$@")
+}
+
 # qemu_boot NAME LOG TIMEOUT QEMU "FLAGS" IMAGE INITRD CMDLINE [TICK]: boot
 # IMAGE under QEMU with FLAGS, no network, 1 GiB, console to LOG, for
 # TIMEOUT seconds at most; every 30 s a progress line names NAME and the

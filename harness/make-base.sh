@@ -91,33 +91,10 @@ experimental)
 *) die "base $BASE: unknown source '$BASE_FROM' in harness/bases.tsv" ;;
 esac
 BASE_GIT=$CACHE/base-$ver-r$RECIPE.git
-rm -rf "$BASE_GIT"
 run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$tarball"
 rm -rf "${tmp:?}/usr"
-wt=$tmp/$pkg
-
-git init -q --bare "$BASE_GIT"
-# The commit leaves some 90,000 loose objects; an automatic 'git gc' would
-# then repack them in the background, competing with the kernel builds.
-# Clones of the cache hardlink the objects as they are.
-git --git-dir="$BASE_GIT" config gc.auto 0
-g() {
-	git -c core.autocrlf=false -c core.fileMode=true \
-		-c core.bigFileThreshold=512m \
-		--git-dir="$BASE_GIT" --work-tree="$wt" "$@"
-}
-# Debian's top-level .gitignore ignores everything ('/*'): add by force.
-run_logged "$LOGS/base-add.log" g add -f -A .
-GIT_AUTHOR_NAME='Debian linux-source' \
-GIT_AUTHOR_EMAIL='linux-source@packages.debian.org' \
-GIT_AUTHOR_DATE='2026-01-01T00:00:00Z' \
-GIT_COMMITTER_NAME='Debian linux-source' \
-GIT_COMMITTER_EMAIL='linux-source@packages.debian.org' \
-GIT_COMMITTER_DATE='2026-01-01T00:00:00Z' \
-	g commit -q --no-verify --no-gpg-sign \
-	-m "Debian $pkg $ver"
-g tag base
-msg "    base-commit: $(g rev-parse base)"
-touch "$BASE_GIT/mem-model-complete"
+commit_tree "$BASE_GIT" "$tmp/$pkg" 'Debian linux-source' \
+	linux-source@packages.debian.org "Debian $pkg $ver"
+msg "    base-commit: $(git --git-dir="$BASE_GIT" rev-parse base)"
 echo "$pkg $ver $BASE_GIT" >"$used"
 stage_end

@@ -34,7 +34,7 @@ api=linux-api@vger.kernel.org
 name=mem-model
 
 postings() {
-	sed -e 's/#.*//' "$POSTINGS" | awk 'NF'
+	data_lines "$POSTINGS"
 }
 last=$(postings | tail -n 1)
 rev=$(echo "$last" | awk '{ print $1 }')
