@@ -143,7 +143,7 @@ build() {
 	fi
 	# The first part of the series (lib.sh, PART1_TREE) has a mem_model
 	# kselftest of its own, which its cells run: built from that tree,
-	# with the same headers, into an archive that run-cell.sh unpacks
+	# with the same headers, into an archive that boot-cell.sh unpacks
 	# over the series' kselftest.
 	if [ "$arch" = arm64 ] && [ "$BASE" = "$FIRST_BASE" ] &&
 		[ "$(series_parts | wc -l)" -gt 1 ]; then
@@ -245,7 +245,7 @@ build() {
 	msg "    $(du -k "$initrd" | cut -f1) KiB: ${initrd#"$TOP"/}"
 
 	# The kexec cells' guest: init, busybox and the harness' programs,
-	# small enough to load twice (harness/run-cell.sh adds the kernel
+	# small enough to load twice (harness/boot-cell.sh adds the kernel
 	# to kexec into). The VM cells' nested guest: the same, with the
 	# mem_model kselftest collection and the libraries it needs.
 	if [ "$arch" = arm64 ]; then
