@@ -80,7 +80,8 @@ defects-selftest: kernels guest qemu kvm-base-kernel
 # the KVM series ('kvm-on'). BASE_IMAGE=<Image> and SERIES_IMAGE=<Image>
 # compare any two arm64 kernel images instead.
 bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels bench-vm-kernels)
-	@sh $(H)/run-bench.sh $(if $(BASE_IMAGE)$(SERIES_IMAGE),--base-image "$(BASE_IMAGE)" --series-image "$(SERIES_IMAGE)")
+	@sh $(H)/run-bench.sh $(if $(BASE_IMAGE)$(SERIES_IMAGE),--base-image "$(BASE_IMAGE)" --series-image "$(SERIES_IMAGE)") \
+		$(if $(REFERENCE_IMAGE),--reference-image "$(REFERENCE_IMAGE)")
 	@$(if $(BASE_IMAGE)$(SERIES_IMAGE),true,sh $(H)/bench-exits.sh)
 
 bench-vm-kernels: trees

@@ -197,7 +197,7 @@ fi
 # guest, for judge-cell.sh.
 {
 	echo "cell=$cell"
-	echo "line=$line"
+	printf 'line=%s\n' "$line"
 	echo "rc=$qemu_rc"
 	echo "secs=$qemu_secs"
 	echo "oracle=${t_oracle_min:+$t_oracle_min:$t_oracle_secs}"

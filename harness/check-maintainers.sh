@@ -18,7 +18,8 @@ msg "    entry: $title"
 # get_maintainer.pl shortens long titles to their first 30 characters.
 short=$(printf '%s' "$title" | cut -c1-30)
 out=$LOGS/get_maintainer.log
-patches=$(series_patches "$SERIES")
+# shellcheck disable=SC2119 # no argument: every part
+patches=$(series_patches)
 [ -n "$patches" ] || die "no patch in $SERIES_NAME/"
 # shellcheck disable=SC2086 # one word a patch
 (cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \

@@ -190,7 +190,8 @@ sync_part1_tree() {
 # harness uses, checked out (detached, by force: nothing edits it) at
 # COMMIT; made, or made again, if it is not one.
 worktree_at() {
-	if [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" != "$1" ]; then
+	_top=$(git -C "$1" rev-parse --show-toplevel 2>/dev/null) || _top=''
+	if [ -z "$_top" ] || [ "$_top" != "$(cd "$1" && pwd -P)" ]; then
 		rm -rf "$1"
 		git -C "$BUILD/linux" worktree prune
 		mkdir -p "$(dirname "$1")"

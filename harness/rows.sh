@@ -71,12 +71,13 @@ tsv_field() {
 # program itself, RESULT ok, fail or skip. A case line ("# ok 3 name",
 # nested deeper with more "# ") belongs to the program whose
 # "# selftests: COLLECTION: TEST" header came before it; the program's
-# own line ends it. A directive "# SKIP" is matched in any case.
+# own line ends it. An "ok" with the directive "# SKIP" (in any case, as
+# TAP has it) is a skip; a "not ok" is a failure, whatever it says.
 ktap_results() {
 	awk '
 	function result(s) {
-		if (s ~ /# [Ss][Kk][Ii][Pp]/) return "skip"
-		return s ~ /^not ok/ ? "fail" : "ok"
+		if (s ~ /^not ok/) return "fail"
+		return s ~ /# [Ss][Kk][Ii][Pp]/ ? "skip" : "ok"
 	}
 	function name(s) {
 		sub(/^(not )?ok [0-9]+ */, "", s)
