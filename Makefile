@@ -14,7 +14,7 @@ EACH = sh $(H)/each-base.sh
 	bench-smoke base-kernel kvm-base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
 	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
-	check-disk check-shell \
+	mail-sender check-disk check-shell \
 	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
@@ -180,9 +180,16 @@ check-man-pages: trees
 # build/mail: the posting of patches/, written by b4 (prep, send -o;
 # nothing is sent): the revision harness/postings.tsv names, To/Cc from
 # get_maintainer.pl, from v2 on a range-diff against the revision before;
-# build/mail/man-pages/ the man-pages patch. See docs/posting.md.
-mail: trees
+# build/mail/man-pages/ the man-pages patch; every part from the sender,
+# git's user.name and user.email. See docs/posting.md.
+mail: mail-sender trees
 	@sh $(H)/make-mail.sh
+
+# Whom the posting is from: git's user.name and user.email. It refuses,
+# saying what to set, before the trees are made, when either is unset or
+# the address is at a domain reserved for examples and tests.
+mail-sender:
+	@sh $(H)/mail-sender.sh >/dev/null
 
 # Everything generated but the trees, which may hold work not exported:
 # build/ for mainline, build/<base>/ for the other bases.

@@ -434,6 +434,160 @@ qemu_boot() {
 	sh "$TOP/harness/untangle-console.sh" "$_ql"
 }
 
+# Whom a posting is from. RESERVED_DOMAINS, an extended regular
+# expression over a domain in lower case: the names that RFC 2606 and
+# RFC 6761 reserve for examples and tests, no one's address: the TLDs
+# .example, .invalid, .test and .localhost, the name localhost, and
+# example.com, example.net and example.org, with their subdomains.
+RESERVED_DOMAINS='(^|\.)(example|invalid|test|localhost|example\.(com|net|org))$'
+
+# reserved_address ADDRESS: whether ADDRESS (local@domain) is at a
+# reserved domain.
+reserved_address() {
+	printf '%s\n' "${1##*@}" | tr '[:upper:]' '[:lower:]' | sed 's/\.*$//' |
+		grep -Eq "$RESERVED_DOMAINS"
+}
+
+# sender_identity: SENDER_NAME and SENDER_EMAIL, whom the posting is from:
+# git's user.name and user.email as this repository sees them ('git
+# config user.name'), which b4 takes too. They go into every part's From:,
+# Signed-off-by: and the series' MAINTAINERS M: line (as_sender).
+# SENDER_FROM is the two as git format-patch writes them in From: (quoted
+# or RFC 2047-encoded, as the name needs). Dies, saying what to set, if
+# either is unset or the address is not one (no reserved domain: the
+# Developer's Certificate of Origin needs a person).
+sender_identity() {
+	SENDER_NAME=$(git -C "$TOP" config user.name || true)
+	SENDER_EMAIL=$(git -C "$TOP" config user.email || true)
+	_why=
+	if [ -z "$SENDER_NAME" ] && [ -z "$SENDER_EMAIL" ]; then
+		_why="git has no user.name and no user.email"
+	elif [ -z "$SENDER_NAME" ]; then
+		_why="git has no user.name"
+	elif [ -z "$SENDER_EMAIL" ]; then
+		_why="git has no user.email"
+	elif reserved_address "$SENDER_EMAIL"; then
+		_why="git's user.email, $SENDER_EMAIL, is at a domain reserved for examples and tests (RFC 2606, RFC 6761)"
+	else
+		case $SENDER_EMAIL in
+		*[[:space:]\<\>,\;\"]* | *@*@*) _why="git's user.email, '$SENDER_EMAIL', is not an address" ;;
+		?*@?*.?*) ;;
+		*) _why="git's user.email, '$SENDER_EMAIL', is not an address" ;;
+		esac
+		case $SENDER_NAME in
+		*[\<\>]*) _why="git's user.name, '$SENDER_NAME', has a '<' or '>'" ;;
+		esac
+	fi
+	[ -z "$_why" ] || die "$_why: the posting goes out under your own name and address (From:, Signed-off-by:, the MAINTAINERS entry). Set them, in this repository or with --global:
+    git config user.name \"Your Name\"
+    git config user.email you@domain"
+	# From: as git format-patch writes it: a commit of the sender's,
+	# without the user's or the system's configuration.
+	_st=$(mktemp -d)
+	_sg() {
+		env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=0 \
+			GIT_AUTHOR_NAME="$SENDER_NAME" GIT_AUTHOR_EMAIL="$SENDER_EMAIL" \
+			GIT_COMMITTER_NAME="$SENDER_NAME" GIT_COMMITTER_EMAIL="$SENDER_EMAIL" \
+			git -c init.defaultBranch=main "$@"
+	}
+	_sg init -q "$_st"
+	echo x >"$_st/x"
+	_sg -C "$_st" add x
+	_sg -C "$_st" commit -q --no-verify --no-gpg-sign -m x
+	SENDER_FROM=$(_sg -C "$_st" format-patch -1 --stdout | mail_header From)
+	rm -rf "$_st"
+	[ -n "$SENDER_FROM" ] || die "git format-patch wrote no From: for $SENDER_NAME <$SENDER_EMAIL>"
+}
+
+# mail_header NAME: the value of the header NAME of the mail on standard
+# input, its lines unfolded.
+mail_header() {
+	awk -v h="$1" '
+		/^$/ { exit }
+		f && /^[ \t]/ { sub(/^[ \t]+/, " "); v = v $0; next }
+		f { exit }
+		tolower($0) ~ "^" tolower(h) ": " { f = 1; v = substr($0, length(h) + 3) }
+		END { print v }'
+}
+
+# as_sender PATCH: the mail PATCH (git format-patch output), on standard
+# output, from the sender (sender_identity): each name and address at a
+# reserved domain in its From: header, an in-body From:, a
+# Signed-off-by: or an M: line of a MAINTAINERS diff (the series' entry,
+# added or as context) becomes SENDER_NAME <SENDER_EMAIL>; the rest is
+# left as it is. A patch applied from it makes the sender's commit, with
+# the sender's MAINTAINERS line. A sender's name or address that is not
+# ASCII gets the MIME headers that git format-patch would have given.
+as_sender() {
+	_mime=0
+	if printf '%s%s' "$SENDER_NAME" "$SENDER_EMAIL" | LC_ALL=C grep -q '[^ -~]'; then
+		_mime=1
+	fi
+	AS_NAME=$SENDER_NAME AS_EMAIL=$SENDER_EMAIL AS_FROM=$SENDER_FROM \
+	AS_MIME=$_mime AS_RE=$RESERVED_DOMAINS awk '
+	function reserved(s,   a) {
+		if (!match(s, /<[^<>]*>[ \t]*$/)) return 0
+		a = substr(s, RSTART + 1)
+		sub(/>[ \t]*$/, "", a)
+		sub(/.*@/, "", a)
+		a = tolower(a)
+		sub(/\.+$/, "", a)
+		return a ~ ENVIRON["AS_RE"]
+	}
+	function flush() {
+		if (field == "") return
+		if (tolower(unfolded) ~ /^from: / && reserved(unfolded))
+			print "From: " ENVIRON["AS_FROM"]
+		else
+			printf "%s", field
+		field = ""
+	}
+	BEGIN { hdr = 1; who = ENVIRON["AS_NAME"] " <" ENVIRON["AS_EMAIL"] ">" }
+	hdr && /^[ \t]/ && field != "" {
+		field = field $0 "\n"
+		sub(/^[ \t]+/, " ")
+		unfolded = unfolded $0
+		next
+	}
+	hdr && /^$/ {
+		flush()
+		if (ENVIRON["AS_MIME"] && !ctype) {
+			print "MIME-Version: 1.0"
+			print "Content-Type: text/plain; charset=UTF-8"
+			print "Content-Transfer-Encoding: 8bit"
+		}
+		hdr = 0; top = 1
+		print
+		next
+	}
+	hdr {
+		flush()
+		if (tolower($0) ~ /^content-type:/) ctype = 1
+		field = $0 "\n"
+		unfolded = $0
+		next
+	}
+	top && /^From: / && reserved($0) { print "From: " who; top = 0; next }
+	/./ { top = 0 }
+	/^diff --git / { maint = ($0 == "diff --git a/MAINTAINERS b/MAINTAINERS") }
+	/^Signed-off-by: / && reserved($0) { print "Signed-off-by: " who; next }
+	maint && /^[ +-]M:\t/ && reserved($0) { print substr($0, 1, 1) "M:\t" who; next }
+	{ print }
+	END { flush() }' "$1"
+}
+
+# sender_series SRC DST: DST, a copy of the series directory SRC (a
+# part, or a series in parts), each patch the sender's (as_sender).
+sender_series() {
+	rm -rf "$2"
+	cp -R "$1" "$2"
+	for _sp in "$2"/*.patch "$2"/[0-9]-*/*.patch; do
+		[ -f "$_sp" ] || continue
+		as_sender "$_sp" >"$_sp.new"
+		mv "$_sp.new" "$_sp"
+	done
+}
+
 # shellcheck source=harness/cells.sh
 . "$TOP/harness/cells.sh"
 # shellcheck source=harness/rows.sh
