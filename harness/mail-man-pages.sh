@@ -6,6 +6,9 @@
 # reply to the kernel series' cover letter (man-pages' CONTRIBUTING.d/
 # patches/sendmail), whose Message-Id is known once that is sent: b4
 # prep, which addresses the kernel series, works on a kernel tree only.
+# The patch is the sender's, as the kernel series: git's user.name and
+# user.email in From: and Signed-off-by: (sender_identity, as_sender in
+# lib.sh).
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -23,21 +26,22 @@ out=$BUILD/mail/man-pages
 api=linux-api@vger.kernel.org
 to="Alejandro Colomar <alx@kernel.org>"
 cc="linux-man@vger.kernel.org, $api"
+sender_identity
 man_patches=$(ls "$MAN_PATCHES"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true)
 [ -n "$man_patches" ] || die "no man-pages patch in ${MAN_PATCHES#"$TOP"/}"
 
 rm -rf "$out"
 mkdir -p "$out"
-# Each patch with the prefix in its subject and To:/Cc: before it, in
-# the header only.
+# Each patch, the sender's, with the prefix in its subject and To:/Cc:
+# before it, in the header only.
 for p in $man_patches; do
-	awk -v pre="$prefix" -v to="$to" -v cc="$cc" '
+	as_sender "$p" | awk -v pre="$prefix" -v to="$to" -v cc="$cc" '
 		hdr && /^Subject: \[PATCH/ {
 			sub(/^Subject: \[PATCH/, "Subject: [" pre)
 			print "To: " to
 			print "Cc: " cc
 		}
 		hdr && /^$/ { hdr = 0 }
-		{ print }' hdr=1 "$p" >"$out/${p##*/}"
+		{ print }' hdr=1 >"$out/${p##*/}"
 done
 msg "    man-pages/: $(echo "$man_patches" | wc -l) file(s), [$prefix]; To: $to; Cc: $cc"

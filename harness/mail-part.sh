@@ -8,7 +8,10 @@
 # earlier part's patches as prerequisites (git format-patch --base). It
 # is posted after the parts before it, which it needs; nothing is sent.
 # PREFIX is the subject prefix (default PATCH): make-mail.sh gives the
-# first part's, with its revision and PREFIXES.
+# first part's, with its revision and PREFIXES. The commits are mailed as
+# they are: make-mail.sh gives those of build/mail-work, where it has
+# stacked them, the sender's, on the posting of the parts before them.
+# The cover letter is from git's user.name and user.email.
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -21,10 +24,12 @@ n=$(git -C "$tree" rev-list --count "$from..$to")
 out=$BUILD/mail/$name
 rm -rf "$out"
 mkdir -p "$out/in"
-# get_maintainer.pl reads the patches; the mails get its answer.
+# get_maintainer.pl reads the patches and the MAINTAINERS of the tree's
+# checkout; the mails get its answer. --no-tree: build/mail-work is a
+# sparse checkout.
 git -C "$tree" -c diff.renames=true format-patch -q --zero-commit \
 	--no-signature --abbrev=9 -o "$out/in" "$from..$to"
-gm="perl scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
+gm="perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback --nogit-chief-penguins --norolestats"
 # One address a line, joined with ", "; reviewers, whom both lists name,
 # go in To: only.
 # shellcheck disable=SC2086

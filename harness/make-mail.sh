@@ -13,10 +13,17 @@
 # the commit of this repository that postings.tsv records for it.
 # PREFIXES="RFC" adds prefixes. Then build/mail/man-pages/ gets the
 # man-pages patch (harness/mail-man-pages.sh), build/mail/apple/ the
-# second part and build/mail/kvm/ the KVM series. See docs/posting.md.
+# second part and build/mail/kvm/ the KVM series. Every part is the
+# sender's: from git's user.name and user.email, as b4 takes them, in
+# From:, Signed-off-by: and the series' MAINTAINERS M: line, wherever
+# patches/ has a name at a reserved domain (sender_identity, as_sender
+# in lib.sh); there is no other identity, and none at a domain reserved
+# for examples and tests is taken. See docs/posting.md.
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# Whom the posting is from, first: it refuses before any work.
+sender_identity
 [ "$BASE" = "$FIRST_BASE" ] || die "the posting is the series of base $FIRST_BASE"
 command -v b4 >/dev/null || die "no b4: run 'make deps'"
 TREE=$BUILD/linux
@@ -47,15 +54,15 @@ prev_msgid=$(postings | awk -v r="$prev" '$1 == r { print $3 }')
 [ "$rev" = 1 ] || [ -n "$prev_commit" ] ||
 	die "harness/postings.tsv has no revision $prev, the one before $rev"
 
-# The posting's identity is the repository's, as in build/linux's
-# commits; nothing of the user's or the system's git configuration
-# reaches b4 (no sender, no web endpoint). The mail server is named only
-# so that b4 does not pick kernel.org's web endpoint; -o never connects.
-ident_name=$(git -C "$TOP" config user.name || echo 'mem-model harness')
-ident_email=$(git -C "$TOP" config user.email || echo 'harness@localhost')
+# The posting's identity is the sender's (sender_identity), for b4 and
+# for the commits made here (the committer, and the author of every
+# patch of patches/ at a reserved domain); nothing else of the user's or
+# the system's git configuration reaches b4 (no web endpoint). The mail
+# server is named only so that b4 does not pick kernel.org's web
+# endpoint; -o never connects.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=4
-export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$ident_name"
-export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$ident_email"
+export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="$SENDER_NAME"
+export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="$SENDER_EMAIL"
 export GIT_CONFIG_KEY_2=sendemail.smtpserver GIT_CONFIG_VALUE_2=localhost
 export GIT_CONFIG_KEY_3=color.ui GIT_CONFIG_VALUE_3=never
 
@@ -63,12 +70,15 @@ export GIT_CONFIG_KEY_3=color.ui GIT_CONFIG_VALUE_3=never
 prefix="PATCH${PREFIXES:+ $PREFIXES}"
 [ "$rev" = 1 ] || prefix="$prefix v$rev"
 stage "mail: build/mail, revision $rev [$prefix]"
+msg "    from: $SENDER_NAME <$SENDER_EMAIL>"
 if [ -n "$(git -C "$TOP" status --porcelain -- "$SERIES_NAME")" ]; then
 	msg "    note: $SERIES_NAME/ differs from this repository's last commit; commit it before posting, so that harness/record-posting.sh can record this revision"
 fi
 
-rm -rf "$out" "$work"
-mkdir -p "$out"
+# The sender's copies of the patches that are applied here (as_sender).
+mine=$work.patches
+rm -rf "$out" "$work" "$mine"
+mkdir -p "$out" "$mine"
 # Only the top-level files and scripts/ are checked out (get_maintainer.pl
 # and MAINTAINERS), and what git am touches.
 git clone -q --sparse --no-checkout "$TREE" "$work"
@@ -103,7 +113,9 @@ if [ "$rev" -gt 1 ]; then
 		old_base=$(git -C "$work" rev-parse 'base^{commit}')
 	fi
 	git -C "$work" checkout -q -b "mail-v$prev" "$old_base"
-	n=$(sh "$TOP/harness/apply-series.sh" "$work" "$old_series") ||
+	# As mailed: the sender's, as the revision made now.
+	sender_series "$old_series" "$mine/v$prev"
+	n=$(sh "$TOP/harness/apply-series.sh" "$work" "$mine/v$prev") ||
 		die "revision $prev ($prev_commit) does not apply to $old_base"
 	{
 		sed -n 's/^Subject: //p' "$old_cover" | head -n 1
@@ -121,7 +133,8 @@ fi
 git -C "$work" checkout -q -B mail-base base
 (cd "$work" && b4 prep -n "$name") >"$LOGS/mail-b4.log" 2>&1 ||
 	{ cat "$LOGS/mail-b4.log" >&2; die "b4 prep -n failed"; }
-n=$(sh "$TOP/harness/apply-series.sh" "$work" "$FIRST")
+sender_series "$FIRST" "$mine/v$rev"
+n=$(sh "$TOP/harness/apply-series.sh" "$work" "$mine/v$rev")
 git -C "$work" config "branch.b4/$name.description" \
 	"$(sh "$TOP/harness/cover-description.sh" "$FIRST/0000-cover-letter.patch")"
 tracking=$(git -C "$work" config "branch.b4/$name.b4-tracking" |
@@ -184,12 +197,7 @@ b4w send --no-sign -o "$out"
 cover=$(find "$out" -maxdepth 1 -name '0000-*.eml' | sort | head -n 1)
 [ -n "$cover" ] || die "b4 send -o wrote no cover letter to build/mail"
 hdr() {
-	awk -v h="$1" '
-		/^$/ { exit }
-		f && /^[ \t]/ { sub(/^[ \t]+/, " "); v = v $0; next }
-		f { exit }
-		tolower($0) ~ "^" tolower(h) ": " { f = 1; v = substr($0, length(h) + 3) }
-		END { gsub(/  +/, " ", v); print v }' "$2"
+	mail_header "$1" <"$2" | sed 's/  */ /g'
 }
 msg "    $(find "$out" -maxdepth 1 -name '*.eml' | wc -l) mails ($n patches and the cover letter), from the b4 branch b4/$name of build/mail-work"
 msg "    $(hdr Subject "$cover")"
@@ -203,18 +211,47 @@ else
 fi
 
 sh "$TOP/harness/mail-man-pages.sh" "$prefix"
-# The later parts, each from the end of the part before it.
-from=
+
+# restack NAME SRC FROM TO ONTO: branch mail/NAME of build/mail-work,
+# checked out (get_maintainer.pl reads its MAINTAINERS): the commits
+# FROM..TO of the tree SRC, the sender's (as_sender), on ONTO, with the
+# description of TO's branch, the cover letter.
+restack() {
+	rs=$mine/$1
+	git -C "$2" rev-parse -q --verify "$4" >/dev/null 2>&1 ||
+		die "no $4 in ${2#"$TOP"/}: run 'make tree' first"
+	git -C "$2" -c diff.renames=true format-patch -q --zero-commit \
+		--no-signature -o "$rs.in" "$3..$4"
+	sender_series "$rs.in" "$rs"
+	git -C "$work" checkout -q -b "mail/$1" "$5"
+	sh "$TOP/harness/apply-series.sh" "$work" "$rs" >/dev/null ||
+		die "$1: ${2#"$TOP"/} $3..$4 does not apply to the posting of the parts before it: run 'make export'"
+	rb=$(git -C "$2" rev-parse --abbrev-ref "$4")
+	rd=$(git -C "$2" config "branch.$rb.description") ||
+		die "$1: branch $rb of ${2#"$TOP"/} has no description, the cover letter"
+	git -C "$work" config "branch.mail/$1.description" "$rd"
+}
+# The later parts, each from the end of the part before it, stacked in
+# build/mail-work on the posting of the parts before it.
+from=''
+onto=b4/$name
 for part in $(series_parts); do
 	branch=$(part_branch "$part")
 	if [ -n "$from" ]; then
 		p=${part##*/}
-		sh "$TOP/harness/mail-part.sh" "${p#[0-9]-}" "$TREE" "$from" "$branch" "$prefix"
+		p=${p#[0-9]-}
+		restack "$p" "$TREE" "$from" "$branch" "$onto"
+		sh "$TOP/harness/mail-part.sh" "$p" "$work" "$onto" "mail/$p" "$prefix"
+		onto=mail/$p
 	fi
 	from=$branch
 done
 if ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
-	sh "$TOP/harness/mail-part.sh" kvm "$KVM_TREE" series HEAD "$prefix"
+	restack kvm "$KVM_TREE" series HEAD "$onto"
+	sh "$TOP/harness/mail-part.sh" kvm "$work" "$onto" mail/kvm "$prefix"
 fi
+# 'b4 send' in build/mail-work sends the branch checked out: the first part.
+git -C "$work" checkout -q "b4/$name"
+rm -rf "$mine"
 msg "    to post: docs/posting.md ('b4 send' in build/mail-work, then the man-pages patch in reply to the cover letter, then the later parts in order, then harness/record-posting.sh)"
 stage_end
