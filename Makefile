@@ -14,7 +14,7 @@ EACH = sh $(H)/each-base.sh
 	bench-smoke base-kernel kvm-base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
 	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
-	mail-sender check-disk check-shell \
+	mail-sender check-mail-identity check-disk check-shell \
 	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
@@ -22,7 +22,8 @@ all: matrix
 
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
-check: check-disk check-shell check-patches check-maintainers check-docs check-man-pages matrix harness-selftest \
+check: check-disk check-shell check-patches check-maintainers check-docs check-man-pages check-mail-identity \
+	matrix harness-selftest \
 	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
@@ -191,6 +192,11 @@ mail: mail-sender trees
 mail-sender:
 	@sh $(H)/mail-sender.sh >/dev/null
 
+# make mail refuses without a sender, and writes every part as the
+# sender given (in a scratch clone, build/mail-identity/).
+check-mail-identity: trees
+	@sh $(H)/check-mail-identity.sh
+
 # Everything generated but the trees, which may hold work not exported:
 # build/ for mainline, build/<base>/ for the other bases.
 clean:
@@ -198,4 +204,5 @@ clean:
 		rm -rf $$r/kernel $$r/guest $$r/results $$r/logs $$r/defect \
 			$$r/base $$r/bisect $$r/reference; \
 	done
-	rm -rf build/qemu build/htmldocs build/htmldocs-kvm build/docs build/mail build/mail-work build/man-pages
+	rm -rf build/qemu build/htmldocs build/htmldocs-kvm build/docs build/mail build/mail-work build/man-pages \
+		build/mail-identity
