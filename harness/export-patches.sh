@@ -18,21 +18,26 @@ TREE=$BUILD/linux
 # does not depend on the developer's git configuration or the size of the
 # tree's object store (abbreviations): no hashes that change on every
 # 'git am', no git version in the signature. The cover letter is the
-# description of the branch the range ends at; --base=base lists the
-# patches below the range as prerequisites.
+# description of the branch the range ends at. A range above the base
+# (a later part, the KVM series) lists the patches below it as
+# prerequisite-patch-id lines (--base=base); no cover letter has a
+# base-commit line, since the base is a commit of this repository alone
+# (lib.sh, drop_base_commit): its text names the upstream release.
 write_series() {
 	_out=$BUILD/patches.new
 	rm -rf "$_out"
 	mkdir -p "$_out"
 	_n=$(git -C "$1" rev-list --count "$2")
 	if [ "$_n" -gt 0 ]; then
+		# shellcheck disable=SC2046 # one option or none
 		git -C "$1" -c diff.renames=true \
 			format-patch -q --no-thread --cover-letter --cover-from-description=subject \
-			--zero-commit --no-signature --abbrev=9 --base=base --subject-prefix="$4" \
-			-o "$_out" "$2"
+			--zero-commit --no-signature --abbrev=9 $(format_patch_base "$1" "$2") \
+			--subject-prefix="$4" -o "$_out" "$2"
 		# The cover letter's date would be the time of the export.
 		sed -i -e '1,/^$/s/^Date: .*/Date: Thu, 1 Jan 2026 00:00:00 +0000/' \
 			"$_out/0000-cover-letter.patch"
+		drop_base_commit "$_out/0000-cover-letter.patch"
 	fi
 	rm -f "$3"/*.patch
 	mkdir -p "$3"
@@ -47,8 +52,8 @@ prefix=PATCH
 # Each part from the end of the one before (the base, for the first) to
 # its branch; the last part ends at HEAD. Every branch must be on the
 # series, and the parts must hold every commit, before anything is
-# written. --base=base: a later part lists the earlier parts' patches as
-# its prerequisites.
+# written. A later part lists the earlier parts' patches as its
+# prerequisites (write_series).
 from=base
 total=0
 ranges=

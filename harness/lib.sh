@@ -107,6 +107,28 @@ part_branch() {
 	fi
 }
 
+# format_patch_base TREE RANGE: the --base option for 'git format-patch
+# --cover-letter RANGE' in TREE: none when RANGE starts at the base (the
+# first part, a one-directory series), else --base=base, so that the
+# cover letter lists the patches below RANGE (the earlier parts) as
+# prerequisite-patch-id lines. drop_base_commit then takes out the
+# base-commit line that --base writes with them.
+format_patch_base() {
+	[ "$(git -C "$1" rev-parse "${2%%..*}")" = "$(git -C "$1" rev-parse 'base^{commit}')" ] ||
+		echo --base=base
+}
+
+# drop_base_commit COVER: delete the 'base-commit:' line from the cover
+# letter COVER. The base is this repository's import of Debian's
+# linux-source package (harness/make-base.sh), with Debian's patches
+# applied: a commit that exists nowhere upstream, which no maintainer or
+# tool could look up. The cover letter names the upstream release
+# instead. The prerequisite-patch-id lines, which name the earlier parts'
+# patches by their content, stay.
+drop_base_commit() {
+	sed -i -e '/^base-commit: [0-9a-f]\{40\}$/d' "$1"
+}
+
 # series_patches [DIR]: the patches of the series (or of the directory
 # DIR, a series or one of its parts), in order, without cover letters.
 series_patches() {

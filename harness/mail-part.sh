@@ -4,9 +4,11 @@
 # patches/2-apple/, or the KVM series, kvm/): the commits FROM..TO of
 # TREE as git format-patch mails with a cover letter (the description of
 # the branch TO), To: the maintainers and reviewers and Cc: the lists
-# that get_maintainer.pl names for them, and a base-commit with every
-# earlier part's patches as prerequisites (git format-patch --base). It
-# is posted after the parts before it, which it needs; nothing is sent.
+# that get_maintainer.pl names for them, and every earlier part's patches
+# as prerequisite-patch-id lines (git format-patch --base), but no
+# base-commit line: the base is a commit of this repository alone (lib.sh,
+# drop_base_commit). It is posted after the parts before it, which it
+# needs; nothing is sent.
 # PREFIX is the subject prefix (default PATCH): make-mail.sh gives the
 # first part's, with its revision and PREFIXES. The commits are mailed as
 # they are: make-mail.sh gives those of build/mail-work, where it has
@@ -40,10 +42,12 @@ rm -rf "$out/in"
 to_hdr=$(echo "$tos" | paste -sd, - | sed 's/,/, /g')
 cc_hdr=$(echo "$ccs" | paste -sd, - | sed 's/,/, /g')
 [ -n "$to_hdr" ] || die "get_maintainer.pl named no maintainer for $name"
+# shellcheck disable=SC2046 # one option or none
 git -C "$tree" -c diff.renames=true format-patch -q --no-thread \
 	--cover-letter --cover-from-description=subject --zero-commit \
-	--no-signature --abbrev=9 --base=base --subject-prefix="$prefix" \
-	--to="$to_hdr" --cc="$cc_hdr" -o "$out" "$from..$to"
+	--no-signature --abbrev=9 $(format_patch_base "$tree" "$from..$to") \
+	--subject-prefix="$prefix" --to="$to_hdr" --cc="$cc_hdr" -o "$out" "$from..$to"
+drop_base_commit "$out/0000-cover-letter.patch"
 msg "    $name: $((n + 1)) mails in build/mail/$name/ ($n patches and the cover letter)"
 msg "    $(sed -n 's/^Subject: //p' "$out"/0000-cover-letter.patch)"
 msg "    To: $to_hdr"

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Turn Debian's linux-source tarball of the base (BASE, harness/bases.tsv)
 # into a git repository with one deterministic commit, tagged 'base', kept
-# in the cache. Its hash is the same on every machine, so the cover
-# letter's base-commit can be checked.
+# in the cache. Its hash is the same on every machine, so that every
+# machine builds the same tree and make-mail.sh can rebuild an earlier
+# revision on it. It has Debian's patches applied and exists nowhere
+# upstream, so no cover letter names it (lib.sh, drop_base_commit).
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -61,7 +63,7 @@ if [ -f "$used" ]; then
 	BASE_GIT=${3:-none}
 	if [ "$BASE_GIT" = "$CACHE/base-$2-r$RECIPE.git" ] &&
 	   [ -f "$BASE_GIT/mem-model-complete" ]; then
-		msg "==> base tree $BASE: $1 $2, cached, base-commit $(git --git-dir="$BASE_GIT" rev-parse base)"
+		msg "==> base tree $BASE: $1 $2, cached, commit $(git --git-dir="$BASE_GIT" rev-parse base)"
 		exit 0
 	fi
 fi
@@ -95,6 +97,6 @@ run_logged "$LOGS/base-extract.log" tar -C "$tmp" -xf "$tarball"
 rm -rf "${tmp:?}/usr"
 commit_tree "$BASE_GIT" "$tmp/$pkg" 'Debian linux-source' \
 	linux-source@packages.debian.org "Debian $pkg $ver"
-msg "    base-commit: $(git --git-dir="$BASE_GIT" rev-parse base)"
+msg "    commit: $(git --git-dir="$BASE_GIT" rev-parse base)"
 echo "$pkg $ver $BASE_GIT" >"$used"
 stage_end

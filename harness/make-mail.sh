@@ -90,8 +90,9 @@ git -C "$work" config b4.send-series-cc "$api"
 git -C "$work" config b4.prep-cover-template "$work/.git/b4-cover-template"
 
 # Revision N-1, as mailed: patches/ of the commit that postings.tsv
-# records, applied to the base it names, tagged as b4 send tags what it
-# sent (sent/NAME-vN, with base-commit and change-id), so that b4 prep
+# records, applied to the base it was made on, tagged as b4 send tags
+# what it sent (sent/NAME-vN, with base-commit and change-id: b4 prep
+# --compare-to reads the start of the series there), so that b4 prep
 # --compare-to can range-diff it.
 if [ "$rev" -gt 1 ]; then
 	git -C "$TOP" cat-file -e "$prev_commit^{commit}" 2>/dev/null ||
@@ -107,9 +108,21 @@ if [ "$rev" -gt 1 ]; then
 	done
 	old_cover=$old_series/0000-cover-letter.patch
 	[ -f "$old_cover" ] || die "revision $prev ($prev_commit) has no cover letter in $SERIES_NAME/"
+	# Its base. The cover letter names no base-commit (lib.sh,
+	# drop_base_commit): the base is the package and version that
+	# harness/bases.tsv pinned at that commit, and make-base.sh makes the
+	# same commit of it on every machine, build/linux's base if this run
+	# uses the same package and version. A cover letter made before that
+	# names its base in a base-commit line.
 	old_base=$(sed -n 's/^base-commit: //p' "$old_cover")
-	if ! git -C "$work" cat-file -e "$old_base^{commit}" 2>/dev/null; then
-		msg "    revision $prev's base $old_base is not in build/linux: range-diff against it applied to this base"
+	old_pkg=$(git -C "$TOP" show "$prev_commit:harness/bases.tsv" |
+		sed -e 's/#.*//' | awk 'NF { print $2, $3; exit }')
+	if [ -z "$old_base" ] &&
+	   [ "$old_pkg" = "$(cut -d' ' -f1,2 "$CACHE/base-$BASE.used")" ]; then
+		old_base=$(git -C "$work" rev-parse 'base^{commit}')
+	fi
+	if [ -z "$old_base" ] || ! git -C "$work" cat-file -e "$old_base^{commit}" 2>/dev/null; then
+		msg "    revision $prev's base (${old_base:-$old_pkg}) is not build/linux's: range-diff against it applied to this base"
 		old_base=$(git -C "$work" rev-parse 'base^{commit}')
 	fi
 	git -C "$work" checkout -q -b "mail-v$prev" "$old_base"
@@ -148,12 +161,12 @@ b4w prep --force-revision "$rev"
 # shellcheck disable=SC2086
 [ -z "${PREFIXES:-}" ] || b4w prep --set-prefixes $PREFIXES
 
-# The cover letter's template: b4's own, with two differences. The
-# base-commit is the base itself (b4 0.12 with the branch-description
-# strategy names the parent of the fork point, and the base is a root
-# commit), and from revision 2 on, the range-diff follows the diffstat,
-# where git format-patch --range-diff puts it.
-base=$(git -C "$work" rev-parse 'base^{commit}')
+# The cover letter's template: b4's own, with two differences. It has no
+# base-commit line: the base is this repository's import of Debian's
+# package, a commit no one else has (lib.sh, drop_base_commit), and the
+# cover letter's text names the upstream release. From revision 2 on, the
+# range-diff follows the diffstat, where git format-patch --range-diff
+# puts it.
 rdiff=$work/.git/range-diff
 : >"$rdiff"
 if [ "$rev" -gt 1 ]; then
@@ -177,7 +190,7 @@ fi
 		# string.Template: a literal $ is $$.
 		sed -e 's/\$/$$/g' "$rdiff"
 	fi
-	printf '%s\n' '---' "base-commit: $base" 'change-id: ${change_id}' '' '-- ' '${signature}'
+	printf '%s\n' '---' 'change-id: ${change_id}' '' '-- ' '${signature}'
 } >"$work/.git/b4-cover-template"
 
 # To: and Cc: as cover letter trailers, from get_maintainer.pl on each
