@@ -14,7 +14,7 @@ EACH = sh $(H)/each-base.sh
 	bench-smoke base-kernel kvm-base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
 	check-patches check-warnings \
 	check-docs check-maintainers check-regressions check-man-pages mail \
-	mail-sender check-mail-identity check-disk check-shell \
+	mail-sender check-mail-identity check-disk check-shell check-switch-order \
 	clean
 
 # The main job: dependencies, base, series, kernels, boot matrix, summary.
@@ -23,7 +23,7 @@ all: matrix
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
 check: check-disk check-shell check-patches check-maintainers check-docs check-man-pages check-mail-identity \
-	matrix harness-selftest \
+	matrix check-switch-order harness-selftest \
 	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
 
@@ -137,6 +137,12 @@ check-shell: deps
 	@echo "==> shellcheck -s sh: harness/"
 	@shellcheck -s sh -x harness/*.sh
 	@echo "    harness/: $$(ls harness/*.sh | wc -l) scripts, clean"
+
+# __switch_to() of the debug kernel writes ACTLR_EL1 only after its
+# dsb(ish), read from its disassembly: no boot under TCG, which has no
+# store buffer, can see the order (a few seconds).
+check-switch-order: kernels
+	@sh $(H)/check-switch-order.sh
 
 # Room on the disk for what make check writes, before it writes it.
 check-disk:

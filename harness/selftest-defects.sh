@@ -7,7 +7,9 @@
 # check it names. A cell "bench:CELL" is a cell of tests/bench-vm.txt:
 # the KVM series' kernel with the defect is benchmarked there against the
 # kernel without the KVM series (make check's smoke run), and the exit
-# row the check names must miss its target.
+# row the check names must miss its target. A cell "vmlinux" boots
+# nothing: the debug kernel's vmlinux with the defect must fail the
+# static check harness/check-CHECK.sh (what no boot under TCG can see).
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +28,11 @@ while read -r name cell check; do
 	d=$TOP/tests/defects/$name.patch
 	[ -f "$d" ] || die "tests/defects.txt names $name, but there is no tests/defects/$name.patch"
 	case $cell in
+	vmlinux)
+		line=- variant=debug
+		[ -f "$TOP/harness/check-$check.sh" ] ||
+			die "tests/defects.txt: $name: no harness/check-$check.sh"
+		;;
 	bench:*)
 		line=- variant=kvm-on
 		[ -n "$(opt_row "$TOP/tests/bench-vm.txt" "${cell#bench:}")" ] ||
@@ -56,9 +63,20 @@ while read -r name cell check; do
 	# One build directory a variant: each defect rebuilds only what it
 	# and the one before it changed, from ccache.
 	kdir=$BUILD/defect/kernel/$variant
-	sh "$TOP/harness/build-kernel.sh" --image-only --out "$kdir" "$variant" "$src"
+	# A static check reads vmlinux, which an image from the cache lacks.
+	only=--image-only
+	[ "$cell" != vmlinux ] || only=
+	sh "$TOP/harness/build-kernel.sh" $only --out "$kdir" "$variant" "$src"
 
 	out=$LOGS/defect-$name.log
+	if [ "$cell" = vmlinux ]; then
+		if sh "$TOP/harness/check-$check.sh" "$kdir/vmlinux" >"$out" 2>&1; then
+			cat "$out"
+			die "harness/check-$check.sh passed on a vmlinux with the planted defect '$name'"
+		fi
+		msg "    planted defect '$name': harness/check-$check.sh fails on its vmlinux, as it must ($(grep -v '^[=<]' "$out" | head -n 1 | sed 's/^ *//'))"
+		continue
+	fi
 	if [ "$line" = - ]; then
 		bt=$RESULTS/defect-$name-bench.tsv
 		if sh "$TOP/harness/bench-exits.sh" --gate --cells "${cell#bench:}" \
