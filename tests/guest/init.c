@@ -23,7 +23,7 @@
  * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min and
  * mm_vm_oracle_mode as its mm_tests, mm_oracle, mm_oracle_min and
  * mm_oracle_mode; mm_vm_cmdline=NAME=VALUE adds one parameter of the
- * guest's own (the VMM's declaration mem_model=tso for a whole-TSO VM).
+ * guest's own (the VMM's declaration arm64.mem_model=tso for a whole-TSO VM).
  * The guest's console lines start with "guest: ".
  * mm_vm_before=RUNS runs the VMM before that, once for each of RUNS
  * (',' between runs, '+' for a space), and prints each run's exit
