@@ -77,7 +77,14 @@ done
 # its own.
 [ "$(series_parts)" = "$SERIES" ] || rm -f "$SERIES"/*.patch
 for r in $ranges; do
-	write_series "$TREE" "${r##*:}" "${r%:*}" "$prefix"
+	# The first base's parts, and only those, are posted upstream: some
+	# as RFC (lib.sh, RFC_SERIES).
+	p=${r%:*}
+	p=${p##*/}
+	p=${p#[0-9]-}
+	pp=$prefix
+	[ "$BASE" != "$FIRST_BASE" ] || pp=$(subject_prefix "$p" "$prefix")
+	write_series "$TREE" "${r##*:}" "${r%:*}" "$pp"
 done
 # The tree now matches patches/.
 record_tree_state
@@ -93,5 +100,5 @@ if [ -n "$old" ] && [ "$old" != "$new" ]; then
 	git -C "$KVM_TREE" rebase -q --onto "$new" "$old" ||
 		die "the KVM series does not apply to the rewritten series: resolve the rebase in build/kvm/linux, then run 'make export' again"
 fi
-write_series "$KVM_TREE" series..HEAD "$KVM_SERIES" PATCH
+write_series "$KVM_TREE" series..HEAD "$KVM_SERIES" "$(subject_prefix kvm PATCH)"
 echo "$(kvm_patches_id) $new $(git -C "$KVM_TREE" rev-parse HEAD)" >"$BUILD_TOP/kvm/state"

@@ -107,6 +107,20 @@ part_branch() {
 	fi
 }
 
+# The series posted as RFC, by name (a part's NAME, or 'kvm'): those
+# that no one has yet run on the hardware they are for. They stay RFC
+# until someone with that hardware gives a Tested-by.
+RFC_SERIES="apple kvm"
+
+# subject_prefix NAME PREFIX: PREFIX ("PATCH", "PATCH v2") for series
+# NAME, with "RFC " before it if NAME is posted as RFC.
+subject_prefix() {
+	case " $RFC_SERIES " in
+	*" $1 "*) echo "RFC $2" ;;
+	*) echo "$2" ;;
+	esac
+}
+
 # format_patch_base TREE RANGE: the --base option for 'git format-patch
 # --cover-letter RANGE' in TREE: none when RANGE starts at the base (the
 # first part, a one-directory series), else --base=base, so that the

@@ -254,14 +254,16 @@ for part in $(series_parts); do
 		p=${part##*/}
 		p=${p#[0-9]-}
 		restack "$p" "$TREE" "$from" "$branch" "$onto"
-		sh "$TOP/harness/mail-part.sh" "$p" "$work" "$onto" "mail/$p" "$prefix"
+		sh "$TOP/harness/mail-part.sh" "$p" "$work" "$onto" "mail/$p" \
+			"$(subject_prefix "$p" "$prefix")"
 		onto=mail/$p
 	fi
 	from=$branch
 done
 if ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
 	restack kvm "$KVM_TREE" series HEAD "$onto"
-	sh "$TOP/harness/mail-part.sh" kvm "$work" "$onto" mail/kvm "$prefix"
+	sh "$TOP/harness/mail-part.sh" kvm "$work" "$onto" mail/kvm \
+		"$(subject_prefix kvm "$prefix")"
 fi
 # 'b4 send' in build/mail-work sends the branch checked out: the first part.
 git -C "$work" checkout -q "b4/$name"
