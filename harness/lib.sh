@@ -113,9 +113,11 @@ part_branch() {
 RFC_SERIES="apple kvm"
 
 # subject_prefix NAME PREFIX: PREFIX ("PATCH", "PATCH v2") for series
-# NAME, with "RFC " before it if NAME is posted as RFC.
+# NAME, with "RFC " before it if NAME is posted as RFC and PREFIX does not
+# say RFC already (PREFIXES=RFC make mail).
 subject_prefix() {
-	case " $RFC_SERIES " in
+	case " $RFC_SERIES :$2 " in
+	*" RFC"*) echo "$2" ;;
 	*" $1 "*) echo "RFC $2" ;;
 	*) echo "$2" ;;
 	esac
