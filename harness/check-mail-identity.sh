@@ -118,7 +118,9 @@ for p in $(series_parts); do
 	p=${p##*/}
 	parts="$parts ${p#[0-9]-}"
 done
-! ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1 || parts="$parts kvm"
+for p in $(kvm_parts); do
+	parts="$parts $(kvm_part_name "$p")"
+done
 files=
 for p in $parts; do
 	d=$mail/$p
@@ -174,7 +176,7 @@ read -r nfiles npatches nsobs nms title <"$dir/counts"
 # The names, addresses and domains that the committed patches carry at
 # reserved domains, in From:, Signed-off-by: and M: lines.
 placeholders=$(cat "$repo"/patches/*.patch "$repo"/patches/*/*.patch \
-	"$repo"/kvm/*.patch "$repo"/man-pages/*.patch 2>/dev/null |
+	"$repo"/kvm/*.patch "$repo"/kvm/*/*.patch "$repo"/man-pages/*.patch 2>/dev/null |
 	awk -v re="$RESERVED_DOMAINS" '
 		function who(s,   a, d, n) {
 			if (!match(s, /<[^<>@]*@[^<>]*>[ \t]*$/)) return

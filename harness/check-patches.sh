@@ -1,6 +1,7 @@
 #!/bin/sh
 # checkpatch.pl --strict on every patch of patches/ (not the cover
-# letters; each part of a series in parts), and on the first base of kvm/ too, with the series' own
+# letters; each part of a series in parts), and on the first base each
+# part of kvm/ too, with the series' own
 # scripts/checkpatch.pl. Fails if any patch has an error or a warning,
 # and names it. PATCHES=<dir> checks another directory of patches alone.
 # shellcheck source=harness/lib.sh
@@ -9,9 +10,8 @@
 TREE=$BUILD/linux
 [ -f "$TREE/scripts/checkpatch.pl" ] || die "no build/linux: run 'make tree' first"
 dirs=${PATCHES:-$(series_parts)}
-if [ -z "${PATCHES:-}" ] && [ "$BASE" = "$FIRST_BASE" ] &&
-	ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
-	dirs="$dirs $KVM_SERIES"
+if [ -z "${PATCHES:-}" ] && [ "$BASE" = "$FIRST_BASE" ]; then
+	dirs="$dirs $(kvm_parts)"
 fi
 
 for PATCHES in $dirs; do

@@ -91,6 +91,7 @@ record_tree_state
 
 # The KVM series, stacked on this one.
 [ "$BASE" = "$FIRST_BASE" ] || exit 0
+[ -n "$(kvm_parts)" ] || exit 0
 git -C "$KVM_TREE" rev-parse -q --verify HEAD >/dev/null 2>&1 || exit 0
 [ -z "$(git -C "$KVM_TREE" status --porcelain --untracked-files=no)" ] ||
 	die "build/kvm/linux has uncommitted changes: commit them first"
@@ -100,5 +101,21 @@ if [ -n "$old" ] && [ "$old" != "$new" ]; then
 	git -C "$KVM_TREE" rebase -q --onto "$new" "$old" ||
 		die "the KVM series does not apply to the rewritten series: resolve the rebase in build/kvm/linux, then run 'make export' again"
 fi
-write_series "$KVM_TREE" series..HEAD "$KVM_SERIES" "$(subject_prefix kvm PATCH)"
+# Each part from the end of the one before (the series' head, for the
+# first) to its branch; the last part ends at HEAD. A KVM series that was
+# one directory and is now in parts keeps no patch of its own.
+[ "$(kvm_parts)" = "$KVM_SERIES" ] || rm -f "$KVM_SERIES"/*.patch
+from=series
+for part in $(kvm_parts); do
+	branch=$(kvm_part_branch "$part")
+	to=HEAD
+	if [ "$branch" != kvm ]; then
+		git -C "$KVM_TREE" merge-base --is-ancestor "$branch" HEAD ||
+			die "branch '$branch' (the end of ${part#"$TOP"/}/) is not on the KVM series: move it with 'git -C build/kvm/linux branch -f $branch <its last commit>'"
+		to=$branch
+	fi
+	write_series "$KVM_TREE" "$from..$to" "$part" \
+		"$(subject_prefix "$(kvm_part_name "$part")" PATCH)"
+	from=$to
+done
 echo "$(kvm_patches_id) $new $(git -C "$KVM_TREE" rev-parse HEAD)" >"$BUILD_TOP/kvm/state"

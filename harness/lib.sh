@@ -107,10 +107,10 @@ part_branch() {
 	fi
 }
 
-# The series posted as RFC, by name (a part's NAME, or 'kvm'): those
-# that no one has yet run on the hardware they are for. They stay RFC
-# until someone with that hardware gives a Tested-by.
-RFC_SERIES="apple kvm"
+# The series posted as RFC, by name (a part's NAME, or a KVM part's
+# kvm_part_name): those that no one has yet run on the hardware they are
+# for. They stay RFC until someone with that hardware gives a Tested-by.
+RFC_SERIES="apple kvm-vm kvm-per-vcpu"
 
 # subject_prefix NAME PREFIX: PREFIX ("PATCH", "PATCH v2") for series
 # NAME, with "RFC " before it if NAME is posted as RFC and PREFIX does not
@@ -184,7 +184,42 @@ KVM_TREE=$BUILD_TOP/kvm/linux
 KVM_COMMIT_VARIANTS=kvm
 
 kvm_patches_id() {
-	cat "$KVM_SERIES"/*.patch 2>/dev/null | git hash-object --stdin
+	cat "$KVM_SERIES"/*.patch "$KVM_SERIES"/[0-9]-*/*.patch 2>/dev/null |
+		git hash-object --stdin
+}
+
+# The KVM series is posted in parts too (kvm/1-vm/, kvm/2-per-vcpu/): the
+# first can be merged alone, the next is an RFC stacked on it. In
+# build/kvm/linux the last part ends at branch 'kvm', every other at
+# branch 'kvm-NAME'. kvm_parts: the directories, in order, or kvm/ itself
+# if it is one series; none if it has no patch.
+kvm_parts() {
+	_parts=$(find "$KVM_SERIES" -mindepth 1 -maxdepth 1 -type d -name '[0-9]-*' 2>/dev/null | sort)
+	if [ -n "$_parts" ]; then
+		echo "$_parts"
+	elif ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
+		echo "$KVM_SERIES"
+	fi
+}
+
+# kvm_part_name DIR: the name of KVM part DIR, as the mail and RFC_SERIES
+# know it: 'kvm-NAME' (kvm/1-vm/: kvm-vm), or 'kvm' for kvm/ itself.
+kvm_part_name() {
+	if [ "$1" = "$KVM_SERIES" ]; then
+		echo kvm
+	else
+		_p=${1##*/}
+		echo "kvm-${_p#[0-9]-}"
+	fi
+}
+
+# kvm_part_branch DIR: the branch of build/kvm/linux at the end of DIR.
+kvm_part_branch() {
+	if [ "$1" = "$(kvm_parts | tail -n 1)" ]; then
+		echo kvm
+	else
+		kvm_part_name "$1"
+	fi
 }
 
 # The first part of the first base's series (patches/1-core/) is booted on

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$BASE" = "$FIRST_BASE" ] || exit 0
-ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1 || exit 0
+[ -n "$(kvm_parts)" ] || exit 0
 TREE=$BUILD/linux
 STATE=$BUILD_TOP/kvm/state
 series=$(git -C "$TREE" rev-parse series)
@@ -39,13 +39,21 @@ mkdir -p "$(dirname "$KVM_TREE")"
 git -C "$TREE" worktree add -q -f -B kvm "$KVM_TREE" series
 sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$KVM_TREE/.gitignore"
 git -C "$KVM_TREE" update-index --skip-worktree .gitignore
-cover=$KVM_SERIES/0000-cover-letter.patch
-if [ -f "$cover" ]; then
-	git -C "$TREE" config branch.kvm.description \
-		"$(sh "$TOP/harness/cover-description.sh" "$cover")"
-fi
-n=$(sh "$TOP/harness/apply-series.sh" "$KVM_TREE" "$KVM_SERIES") ||
-	die "kvm/ does not apply to the series (see 'git -C ${KVM_TREE#"$TOP"/} am --show-current-patch')"
+# Each part in turn; a part that is not the last ends at a branch of its
+# own. Each branch's description is its part's cover letter.
+n=0
+for part in $(kvm_parts); do
+	branch=$(kvm_part_branch "$part")
+	cover=$part/0000-cover-letter.patch
+	if [ -f "$cover" ]; then
+		git -C "$TREE" config "branch.$branch.description" \
+			"$(sh "$TOP/harness/cover-description.sh" "$cover")"
+	fi
+	k=$(sh "$TOP/harness/apply-series.sh" "$KVM_TREE" "$part") ||
+		die "${part#"$TOP"/}/ does not apply (see 'git -C ${KVM_TREE#"$TOP"/} am --show-current-patch')"
+	n=$((n + k))
+	[ "$branch" = kvm ] || git -C "$KVM_TREE" branch -f "$branch" HEAD
+done
 msg "    $n patch(es) on the series' head $(git -C "$TREE" rev-parse --short series)"
 echo "$(kvm_patches_id) $series $(git -C "$KVM_TREE" rev-parse HEAD)" >"$STATE"
 stage_end

@@ -13,7 +13,8 @@
 # the commit of this repository that postings.tsv records for it.
 # PREFIXES="RFC" adds prefixes. Then build/mail/man-pages/ gets the
 # man-pages patch (harness/mail-man-pages.sh), build/mail/apple/ the
-# second part and build/mail/kvm/ the KVM series. Every part is the
+# second part and build/mail/kvm-vm/ and build/mail/kvm-per-vcpu/ the
+# KVM series' two parts. Every part is the
 # sender's: from git's user.name and user.email, as b4 takes them, in
 # From:, Signed-off-by: and the series' MAINTAINERS M: line, wherever
 # patches/ has a name at a reserved domain (sender_identity, as_sender
@@ -260,11 +261,17 @@ for part in $(series_parts); do
 	fi
 	from=$branch
 done
-if ls "$KVM_SERIES"/[0-9][0-9][0-9][0-9]-*.patch >/dev/null 2>&1; then
-	restack kvm "$KVM_TREE" series HEAD "$onto"
-	sh "$TOP/harness/mail-part.sh" kvm "$work" "$onto" mail/kvm \
-		"$(subject_prefix kvm "$prefix")"
-fi
+# The KVM series, part by part, on the last part of the series.
+from=series
+for part in $(kvm_parts); do
+	p=$(kvm_part_name "$part")
+	branch=$(kvm_part_branch "$part")
+	restack "$p" "$KVM_TREE" "$from" "$branch" "$onto"
+	sh "$TOP/harness/mail-part.sh" "$p" "$work" "$onto" "mail/$p" \
+		"$(subject_prefix "$p" "$prefix")"
+	onto=mail/$p
+	from=$branch
+done
 # 'b4 send' in build/mail-work sends the branch checked out: the first part.
 git -C "$work" checkout -q "b4/$name"
 rm -rf "$mine"
