@@ -6,7 +6,8 @@
  * protocols that trust the probe's answer (fex-protocol,
  * rosetta-protocol), the oracle test if asked for (mm_oracle=SECONDS,
  * mm_oracle_min=CHECKS, mm_oracle_mode=none|floor), and the kselftest
- * collections it names (mm_tests=a,b), print KTAP on the console, power
+ * collections it names (mm_tests=a,b; a test alone as COLLECTION:TEST,
+ * mm_tests=a,kvm:arm64/hypercalls), print KTAP on the console, power
  * off (x86_64: reset). mm_kexec=go kexecs into /kexec/Image
  * (tests/guest/mem-model-kexec.c), whose init then runs with
  * mm_kexec=check. mm_settle=SECONDS waits that long after the start line,
@@ -20,9 +21,9 @@
  * FLAGS ('+' for a space); once the guest's programs start, the oracle
  * test, if asked for, runs its stress here on the host, niced, until the
  * guest has powered off. The guest's
- * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min and
- * mm_vm_oracle_mode as its mm_tests, mm_oracle, mm_oracle_min and
- * mm_oracle_mode; mm_vm_cmdline=NAME=VALUE adds one parameter of the
+ * init gets mm_vm_tests, mm_vm_oracle, mm_vm_oracle_min,
+ * mm_vm_oracle_mode and mm_vm_bench as its mm_tests, mm_oracle,
+ * mm_oracle_min, mm_oracle_mode and mm_bench; mm_vm_cmdline=NAME=VALUE adds one parameter of the
  * guest's own (the VMM's declaration arm64.mem_model=tso for a whole-TSO VM).
  * The guest's console lines start with "guest: ".
  * mm_vm_before=RUNS runs the VMM before that, once for each of RUNS
@@ -179,6 +180,7 @@ static void run_vm(char *flags, const char *oracle_min)
 	guest_param(cmd, sizeof(cmd), "mm_oracle", "mm_vm_oracle");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_min", "mm_vm_oracle_min");
 	guest_param(cmd, sizeof(cmd), "mm_oracle_mode", "mm_vm_oracle_mode");
+	guest_param(cmd, sizeof(cmd), "mm_bench", "mm_vm_bench");
 	/* mm_vm_cmdline=NAME=VALUE: one more parameter, as it is. */
 	if (getenv("mm_vm_cmdline"))
 		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s",
@@ -324,7 +326,7 @@ int main(void)
 	if (tests) {
 		for (tok = strtok(tests, ","); tok && argc < 62;
 		     tok = strtok(NULL, ",")) {
-			argv[argc++] = "-c";
+			argv[argc++] = strchr(tok, ':') ? "-t" : "-c";
 			argv[argc++] = tok;
 		}
 		argv[argc] = NULL;

@@ -13,21 +13,23 @@
  * times after ROUNDS / 4 unmeasured ones.
  *
  *   vcpu-exit-default   a VM that did not opt in, run by a DEFAULT
- *                       thread, before any VM asked for a model
+ *                       thread, before any VM was given a model (one
+ *                       request, after the VM's vCPU, was refused)
  *   vcpu-exit-vm-tso    a whole-VM TSO VM (KVM_CAP_ARM_MEM_MODEL,
  *                       KVM_ARM_MEM_MODEL_TSO) run by a DEFAULT thread:
  *                       models=refused, and a VM that did not opt in,
  *                       where KVM refuses it (a kernel without the KVM
  *                       series, a host without Apple's TSO)
- *   vcpu-exit-default-after  the first workload again, once a VM has
- *                       asked for a model (where KVM gave it one)
+ *   vcpu-exit-default-after  the first workload again, while the VM of
+ *                       the one before it exists (where KVM gave it TSO;
+ *                       its kvm_run mapping keeps it)
  *   vcpu-exit-host-tso  a VM that did not opt in, run by a TSO thread
  *                       (PR_SET_MEM_MODEL): models=refused, and
  *                       DEFAULT, where the host refuses TSO
  *
- * In that order: KVM's hooks on load and put are patched-out branches
- * until the first VM asks for a model, or, where host and guests share
- * ACTLR_EL1, the first host thread runs TSO.
+ * In that order: with VHE, KVM's hooks on load and put are patched-out
+ * branches while no VM has a model; where host and guests share ACTLR_EL1
+ * (nVHE, hVHE), they are on from KVM's init on a host that can switch.
  *
  * It needs /dev/kvm, which a kernel has when it boots at EL2 with KVM.
  */
@@ -152,6 +154,30 @@ static void exits(const char *name, bool host_tso, bool tso_vm, long n)
 	close(vm);
 }
 
+/*
+ * A request for a model that KVM refuses (TSO, once the VM has a vCPU)
+ * must leave nothing behind: the first workload runs after it, at the
+ * cost of a host where no VM has a model.
+ */
+static void refused_model(void)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_ARM_MEM_MODEL,
+				      .args = { KVM_ARM_MEM_MODEL_TSO } };
+	int vm = ioctl(kvm_fd, KVM_CREATE_VM, 0), vcpu;
+
+	if (vm < 0)
+		fail("KVM_CREATE_VM");
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0UL);
+	if (vcpu < 0)
+		fail("KVM_CREATE_VCPU");
+	if (!ioctl(vm, KVM_ENABLE_CAP, &cap)) {
+		fprintf(stderr, "mem-model-vm-bench: KVM_ENABLE_CAP took a memory model after a vCPU\n");
+		exit(1);
+	}
+	close(vcpu);
+	close(vm);
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = bench_rounds(argc, argv);
@@ -161,6 +187,7 @@ int main(int argc, char **argv)
 		fail("/dev/kvm");
 	have_counters = apple_regs_present();
 	pin_cpu0();
+	refused_model();
 	exits("vcpu-exit-default", false, false, rounds);
 	exits("vcpu-exit-vm-tso", false, true, rounds);
 	exits("vcpu-exit-default-after", false, false, rounds);

@@ -8,7 +8,7 @@
  *   mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]
  *                 [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]
  *                 [--save FILE | --restore FILE] [--no-run]
- *                 [--stale-apple-tso] IMAGE INITRD
+ *                 [--stale-apple-tso] [--refuse-set] IMAGE INITRD
  *
  * The guest gets what an arm64 kernel needs to boot and talk: N vCPUs
  * (default 2) with PSCI 0.2, an in-kernel GICv3, the architected timer,
@@ -30,13 +30,15 @@
  * exit without running it. The state is what a VMM must carry to another
  * host for this VM: its memory model, its vCPU count and every register
  * of every vCPU that KVM_GET_REG_LIST names; the memory is the Image and
- * the initramfs, loaded again. The model is in KVM's firmware
- * pseudo-registers (KVM_REG_ARM_MEM_MODEL, KVM_REG_ARM_VCPU_MEM_MODEL),
- * which the list names on every host with the memory model support.
+ * the initramfs, loaded again. The model follows the capability into
+ * KVM's firmware pseudo-register of hypervisor services
+ * (KVM_REG_ARM_VENDOR_HYP_BMAP_2), and a per-vCPU VM's vCPU model into
+ * KVM_REG_ARM_VCPU_MEM_MODEL, which the list names in such a VM alone.
  * --restore FILE creates the VM from FILE instead: the model first, then
- * the vCPUs and every saved register (KVM_SET_ONE_REG). A host or a VM
- * that cannot give the saved model refuses it there, and the VMM stops
- * with the register and the reason. --mem-model with --restore replaces
+ * the vCPUs and every saved register (KVM_SET_ONE_REG). A host that cannot
+ * give the saved model refuses it at KVM_ENABLE_CAP, a VM whose model is
+ * not the saved one at the services' register, and the VMM stops with the
+ * register and the reason. --mem-model with --restore replaces
  * the saved model, as a VMM that loses it would.
  * --no-run creates the VM (restored or not) and exits 0 without running
  * it.
@@ -52,6 +54,12 @@
  * with its writes ignored (KVM_CAP_ARM_WRITABLE_IMP_ID_REGS and
  * KVM_SET_ONE_REG, on a host that is not Apple's). The hardware runs the
  * VM without TSO: a guest that claims TSO from that is wrong.
+ *
+ * --refuse-set: the VMM answers KVM's memory model service itself, in a
+ * VM without a model (the SMCCC filter forwards the calls to it): the
+ * features call offers GET and SET, GET says DEFAULT, and every SET
+ * fails, a hypervisor that does not keep its word. A guest thread that
+ * asks for TSO must not be told it has it.
  *
  * The VMM exits 0 when the guest powers off, 1 on an error, with a
  * message on standard error that starts with "mem-model-vmm: ".
@@ -101,15 +109,15 @@ static const char *mem_model;
 static const char *save_file, *restore_file;
 static int no_run;
 static int stale_apple_tso;
+static int refuse_set;
 
 #ifndef KVM_CAP_ARM_MEM_MODEL
 #define KVM_CAP_ARM_MEM_MODEL		252
 #define KVM_ARM_MEM_MODEL_TSO		(1ULL << 0)
 #define KVM_ARM_MEM_MODEL_TSO_PER_VCPU	(1ULL << 1)
 #endif
-#ifndef KVM_REG_ARM_MEM_MODEL
-#define KVM_REG_ARM_MEM_MODEL		KVM_REG_ARM_FW_REG(4)
-#define KVM_REG_ARM_VCPU_MEM_MODEL	KVM_REG_ARM_FW_REG(5)
+#ifndef KVM_REG_ARM_VCPU_MEM_MODEL
+#define KVM_REG_ARM_VCPU_MEM_MODEL	KVM_REG_ARM_FW_REG(4)
 #endif
 #ifndef KVM_REG_ARM_VENDOR_HYP_BMAP_2
 #define KVM_REG_ARM_VENDOR_HYP_BMAP_2	KVM_REG_ARM_FW_FEAT_BMAP_REG(3)
@@ -478,6 +486,62 @@ static void set_reg(int fd, uint64_t id, uint64_t val, const char *what)
 #define CORE_REG(x) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | \
 		     KVM_REG_ARM_CORE_REG(x))
 
+/*
+ * --refuse-set: KVM's vendor hypervisor service as a broken hypervisor
+ * would give it (ARM_SMCCC_VENDOR_HYP_KVM_FEATURES_FUNC_ID and functions
+ * 66 and 67, include/linux/arm-smccc.h).
+ */
+#define KVM_FEATURES_FUNC_ID	0x86000000U
+#define MEM_MODEL_GET_FUNC_ID	0xc6000042U
+#define MEM_MODEL_SET_FUNC_ID	0xc6000043U
+
+static void refuse_set_filter(void)
+{
+	static const uint32_t funcs[] = { KVM_FEATURES_FUNC_ID,
+					  MEM_MODEL_GET_FUNC_ID,
+					  MEM_MODEL_SET_FUNC_ID };
+	struct kvm_smccc_filter filter = {
+		.nr_functions = 1, .action = KVM_SMCCC_FILTER_FWD_TO_USER,
+	};
+	struct kvm_device_attr attr = {
+		.group = KVM_ARM_VM_SMCCC_CTRL,
+		.attr = KVM_ARM_VM_SMCCC_FILTER,
+		.addr = (uintptr_t)&filter,
+	};
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		filter.base = funcs[i];
+		xioctl(vm_fd, KVM_SET_DEVICE_ATTR, &attr,
+		       "--refuse-set: KVM_ARM_VM_SMCCC_FILTER");
+	}
+	printf(TAG "--refuse-set: the VMM offers the guest KVM's memory model service, and refuses every SET\n");
+}
+
+static void answer_hypercall(struct vcpu *v, struct kvm_run *run)
+{
+	/* x0 to x3: KVM's features (its own two, then 66 and 67), or GET. */
+	uint64_t x[4] = { 0, 0, 0, 0 };
+
+	switch (run->hypercall.nr) {
+	case KVM_FEATURES_FUNC_ID:
+		x[0] = 0x3;
+		x[2] = 0xc;
+		break;
+	case MEM_MODEL_GET_FUNC_ID:
+		break;
+	case MEM_MODEL_SET_FUNC_ID:
+		x[0] = (uint64_t)-1;
+		printf(TAG "--refuse-set: vCPU %d: SET refused\n", v->id);
+		break;
+	default:
+		die("vCPU %d: a hypercall %#llx that the VMM did not ask for",
+		    v->id, (unsigned long long)run->hypercall.nr);
+	}
+	for (int r = 0; r < 4; r++)
+		set_reg(v->fd, CORE_REG(regs.regs[r]), x[r],
+			"--refuse-set: the hypercall's result");
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *v = arg;
@@ -501,6 +565,9 @@ static void *vcpu_thread(void *arg)
 			else if (!run->mmio.is_write)
 				memset(run->mmio.data, 0,
 				       sizeof(run->mmio.data));
+			break;
+		case KVM_EXIT_HYPERCALL:
+			answer_hypercall(v, run);
 			break;
 		case KVM_EXIT_SYSTEM_EVENT:
 			pthread_mutex_lock(&uart_lock);
@@ -587,14 +654,10 @@ static void show_stale_apple_tso(void)
 static const char *refused_because(uint64_t id)
 {
 	switch (id) {
-	case KVM_REG_ARM_MEM_MODEL:
-		return "this VM's memory model (KVM_REG_ARM_MEM_MODEL) is not the saved one";
 	case KVM_REG_ARM_VCPU_MEM_MODEL:
-		return "this VM cannot give the vCPU's saved memory model (KVM_REG_ARM_VCPU_MEM_MODEL)";
+		return "this VM has no per-vCPU memory model to restore (KVM_REG_ARM_VCPU_MEM_MODEL)";
 	case KVM_REG_ARM_VENDOR_HYP_BMAP_2:
-		return "this VM cannot offer the saved hypervisor services (KVM_REG_ARM_VENDOR_HYP_BMAP_2), the memory model's among them";
-	case ACTLR_EL1_ID:
-		return "this host refuses the saved ACTLR_EL1 (its TSO bit is not the vCPU's state here)";
+		return "the saved hypervisor services (KVM_REG_ARM_VENDOR_HYP_BMAP_2) do not match this VM's memory model";
 	}
 	return NULL;
 }
@@ -743,7 +806,7 @@ static void usage(void)
 		"usage: mem-model-vmm [--cpus N] [--mem MIB] [--cmdline TEXT]\n"
 		"                     [--mem-model none|tso|tso-per-vcpu] [--vcpu-threads-tso]\n"
 		"                     [--save FILE | --restore FILE] [--no-run]\n"
-		"                     [--stale-apple-tso] IMAGE INITRD\n");
+		"                     [--stale-apple-tso] [--refuse-set] IMAGE INITRD\n");
 	exit(2);
 }
 
@@ -765,9 +828,11 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--vcpu-threads-tso") ||
 		    !strcmp(argv[i], "--no-run") ||
-		    !strcmp(argv[i], "--stale-apple-tso")) {
+		    !strcmp(argv[i], "--stale-apple-tso") ||
+		    !strcmp(argv[i], "--refuse-set")) {
 			*(argv[i][2] == 'v' ? &vcpu_threads_tso :
-			  argv[i][2] == 'n' ? &no_run : &stale_apple_tso) = 1;
+			  argv[i][2] == 'n' ? &no_run :
+			  argv[i][2] == 'r' ? &refuse_set : &stale_apple_tso) = 1;
 			i--;
 			continue;
 		}
@@ -869,6 +934,8 @@ int main(int argc, char **argv)
 	set_reg(vcpus[0].fd, CORE_REG(regs.regs[0]), dtb, "the boot vCPU's x0");
 	if (stale_apple_tso)
 		show_stale_apple_tso();
+	if (refuse_set)
+		refuse_set_filter();
 	if (state)
 		restore_regs(state, restore_file);
 	if (save_file) {
