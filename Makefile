@@ -12,7 +12,7 @@ EACH = sh $(H)/each-base.sh
 .PHONY: all check deps base tree trees export kernels guest qemu matrix \
 	oracle-test harness-selftest defects-selftest check-commits bench \
 	bench-smoke base-kernel kvm-base-kernel bench-base-kernel bench-series-kernel bench-kernels bench-vm-kernels \
-	check-patches check-warnings \
+	check-patches check-warnings bench-guest bench-guest-kernels \
 	check-docs check-maintainers check-regressions check-man-pages mail \
 	mail-sender check-mail-identity check-disk check-shell check-switch-order \
 	clean
@@ -78,12 +78,23 @@ defects-selftest: kernels guest qemu kvm-base-kernel
 # reads and writes ACTLR_EL1 on every switch, in instructions (SPEC section
 # 9), at -O2 and -Os, then the vCPU exits of a KVM host (tests/bench-vm.txt):
 # the series' -O2 kernel with KVM ('kvm-on-series') against the same with
-# the KVM series ('kvm-on'). BASE_IMAGE=<Image> and SERIES_IMAGE=<Image>
-# compare any two arm64 kernel images instead.
-bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels bench-vm-kernels)
+# the KVM series ('kvm-on'), and the context switches of a per-vCPU guest
+# (tests/bench-guest.txt: the KVM series against a reference that makes
+# the guest's hypercall in the switch). BASE_IMAGE=<Image> and
+# SERIES_IMAGE=<Image> compare any two arm64 kernel images instead.
+bench: guest qemu $(if $(BASE_IMAGE)$(SERIES_IMAGE),,bench-kernels bench-vm-kernels bench-guest-kernels)
 	@sh $(H)/run-bench.sh $(if $(BASE_IMAGE)$(SERIES_IMAGE),--base-image "$(BASE_IMAGE)" --series-image "$(SERIES_IMAGE)") \
 		$(if $(REFERENCE_IMAGE),--reference-image "$(REFERENCE_IMAGE)")
 	@$(if $(BASE_IMAGE)$(SERIES_IMAGE),true,sh $(H)/bench-exits.sh)
+	@$(if $(BASE_IMAGE)$(SERIES_IMAGE),true,sh $(H)/bench-guest-switch.sh)
+
+# The per-vCPU guest's switches alone (tests/bench-guest.txt).
+bench-guest: guest qemu bench-guest-kernels
+	@sh $(H)/bench-guest-switch.sh
+
+bench-guest-kernels: trees
+	@sh $(H)/build-kernel.sh kvm-on
+	@sh $(H)/build-reference-kernel.sh kvm-on kvm
 
 bench-vm-kernels: trees
 	@sh $(H)/build-kernel.sh kvm-on-series
@@ -99,7 +110,7 @@ bench-vm-kernels: trees
 bench-smoke: guest qemu base-kernel kernels kvm-base-kernel
 	@sh $(H)/run-bench.sh --rounds 1 --levels debug --no-reference \
 		--output build/results/bench-smoke.tsv
-	@sh $(H)/bench-exits.sh --gate --cells "apple-vhe apple-nvhe generic-vhe" \
+	@sh $(H)/bench-exits.sh --gate --cells "apple-vhe apple-hvhe generic-vhe" \
 		--output build/results/bench-smoke-vm.tsv
 
 # The 'kvm-on' kernels (-O2) of the series alone and with the KVM series,
@@ -170,8 +181,10 @@ check-docs: trees
 	@sh $(H)/check-docs.sh
 
 # Upstream's kselftests (tests/regressions.txt) give the same results on
-# the base kernel and on the series.
-check-regressions: guest base-kernel kernels
+# the base kernel and on the series, and upstream's KVM selftests on the
+# -O2 KVM hosts without and with the KVM series ('kvm-on-series',
+# 'kvm-on': images, from the cache when warm).
+check-regressions: guest base-kernel kernels kvm-base-kernel
 	@sh $(H)/check-regressions.sh
 
 # get_maintainer.pl names the series' entry; its pattern self-test is
