@@ -98,11 +98,14 @@ build() {
 
 	# The kselftest targets this architecture's cells name: "arm64/abi"
 	# is the arm64 target with ARM64_SUBTARGETS=abi. The KVM series' own
-	# selftest ("kvm") is built below.
+	# selftest ("kvm") and upstream's KVM selftests ("kvm/TEST") are
+	# built below.
 	targets=
 	subtargets=
+	kvm_tests=
 	for t in $(cells | awk -v a="$arch" '$1 == a { $1 = ""; print }'); do
 		case $t in
+		kvm/*) kvm_tests="$kvm_tests ${t#kvm/}" ;;
 		*/*)
 			targets="$targets ${t%%/*}"
 			subtargets="$subtargets ${t#*/}"
@@ -114,6 +117,8 @@ build() {
 	targets=$(printf '%s\n' $targets | sort -u | paste -sd' ' -)
 	# shellcheck disable=SC2086
 	subtargets=$(printf '%s\n' $subtargets | sort -u | paste -sd' ' -)
+	# shellcheck disable=SC2086
+	kvm_tests=$(printf '%s\n' $kvm_tests | sort -u | paste -sd' ' -)
 	msg "    kselftest targets: $targets${subtargets:+ (subtargets: $subtargets)}"
 
 	hdr=$guest/headers
@@ -186,7 +191,10 @@ build() {
 
 	# The KVM series (kvm/) adds a KVM selftest, arm64/mem_model, which
 	# the VM cells' hosts run as the collection "kvm": built from the KVM
-	# tree, with that tree's UAPI headers, alone of the KVM selftests.
+	# tree, with that tree's UAPI headers, with the ones of upstream's
+	# KVM selftests that the cells name ("kvm/TEST": the regression
+	# guard's, which boots them on a host with and without the KVM
+	# series), and no other.
 	if [ "$arch" = arm64 ] && [ "$BASE" = "$FIRST_BASE" ] &&
 		[ -f "$KVM_TREE/tools/testing/selftests/kvm/arm64/mem_model.c" ]; then
 		kb=$guest/kvm-kselftest-build
@@ -198,13 +206,25 @@ build() {
 			make -C "$1/tools/testing/selftests/kvm" ARCH=arm64 \
 				CROSS_COMPILE="$3" CC="ccache ${3}gcc" -j"$4" \
 				OUTPUT="$2" KHDR_INCLUDES="-isystem $2/headers/include" \
-				TEST_GEN_PROGS_arm64=arm64/mem_model' sh \
-			"$KVM_TREE" "$kb" "$cross" "$JOBS" ||
-			die "building the KVM selftest arm64/mem_model failed: see build/logs/kselftest-kvm.log"
+				TEST_GEN_PROGS_arm64="$5"' sh \
+			"$KVM_TREE" "$kb" "$cross" "$JOBS" "arm64/mem_model $kvm_tests" ||
+			die "building the KVM selftests arm64/mem_model $kvm_tests failed: see build/logs/kselftest-kvm.log"
 		mkdir -p "$root/kselftest/kvm"
 		cp "$kb/arm64/mem_model" "$root/kselftest/kvm/mem_model"
 		echo kvm:mem_model >>"$root/kselftest/kselftest-list.txt"
 		msg "    the KVM series' selftest: kselftest/kvm/mem_model (collection kvm)"
+		# Upstream's at their own path, kvm:arm64/hypercalls in
+		# kselftest/kvm/arm64/, without their debug information: a
+		# third of the size, in the initramfs every cell boots.
+		for t in $kvm_tests; do
+			mkdir -p "$(dirname "$root/kselftest/kvm/$t")"
+			"${cross}strip" --strip-debug -o "$root/kselftest/kvm/$t" "$kb/$t"
+			echo "kvm:$t" >>"$root/kselftest/kselftest-list.txt"
+		done
+		[ -z "$kvm_tests" ] ||
+			msg "    upstream's KVM selftests (collection kvm): $kvm_tests"
+	elif [ -n "$kvm_tests" ]; then
+		die "the cells name upstream's KVM selftests ($kvm_tests), built from the KVM series' tree, ${KVM_TREE#"$TOP"/}, which has no arm64/mem_model: run 'make tree'"
 	fi
 	# The kselftests are linked as upstream builds them, most of them
 	# dynamically: the guest gets their program interpreter and the

@@ -17,18 +17,24 @@ matrix_lines() {
 # tests_parse TESTS: read a cell's 'tests' column, a comma-separated list
 # of words, into t_*:
 #   COLLECTION      a kselftest collection ("arm64/abi": the arm64
-#                   collection, built with that subtarget); "kvm" is the
-#                   KVM series' selftest, which build-guest.sh builds
+#                   collection, built with that subtarget)
+#   kvm             the KVM series' selftest, kvm:mem_model, which
+#                   build-guest.sh builds
+#   kvm/TEST        one of upstream's KVM selftests, TEST its path under
+#                   tools/testing/selftests/kvm ("kvm/get-reg-list",
+#                   "kvm/arm64/hypercalls"), which build-guest.sh adds to
+#                   the collection kvm
 #   oracle[:MIN[:SECONDS]]  the oracle test (tests/guest/mem-model-oracle.c)
 #   kexec:VARIANT   the kexec test, into kernel VARIANT
 #   vm:OPTIN        a KVM host with a nested guest (tests/vm.tsv)
 #   param:NAME=VAL  a kernel parameter
 #   bases:A+B       boot on those bases alone
 #   singlestep      one instruction a translation block once init starts
-# t_collections: the collections as run_kselftest.sh names them ("a,b");
-# t_targets: the kselftest targets to build, as "TARGET" or
-# "TARGET/SUBTARGET" (not "kvm"); t_oracle_min and t_oracle_secs (empty:
-# no oracle test); t_kexec, t_vm, t_params (space-separated), t_bases
+# t_collections: the collections as run_kselftest.sh names them, and a
+# test of one as "COLLECTION:TEST" ("a,b,kvm:mem_model"); t_targets:
+# the kselftest targets to build, as "TARGET", "TARGET/SUBTARGET" or
+# "kvm/TEST" (not "kvm"); t_oracle_min and t_oracle_secs (empty: no
+# oracle test); t_kexec, t_vm, t_params (space-separated), t_bases
 # ("+A+B+", empty: every base), t_singlestep (yes or empty). An unknown
 # word is an error.
 tests_parse() {
@@ -49,9 +55,15 @@ tests_parse() {
 		bases:?*) t_bases=+${_w#bases:}+ ;;
 		singlestep) t_singlestep=yes ;;
 		*:*) die "tests column: unknown word '$_w'" ;;
+		# The collection kvm holds upstream's KVM selftests too.
+		kvm) t_collections="$t_collections kvm:mem_model" ;;
+		kvm/?*)
+			t_collections="$t_collections kvm:${_w#kvm/}"
+			t_targets="$t_targets $_w"
+			;;
 		*)
 			t_collections="$t_collections ${_w%%/*}"
-			[ "$_w" = kvm ] || t_targets="$t_targets $_w"
+			t_targets="$t_targets $_w"
 			;;
 		esac
 	done

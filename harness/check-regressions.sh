@@ -1,9 +1,11 @@
 #!/bin/sh
 # The regression guard: boot the cells of tests/regressions.txt (upstream's
-# kselftests on the base kernel and on the series). Each cell must boot,
-# probe and keep a clean kernel log; its only failing tests and cases may
-# be those tests/regressions-known.txt lists, which the guest cannot pass;
-# and every test and case must give the same result in all cells.
+# kselftests on the base kernel and on the series; upstream's KVM
+# selftests on a KVM host without and with the KVM series). Each cell
+# must boot, probe and keep a clean kernel log; its only failing tests
+# and cases may be those tests/regressions-known.txt lists, which the
+# guest cannot pass; and every test and case must give the same result
+# in all cells.
 # Results per cell: build/results/CELL.results, one line a test or case:
 # "TEST<tab>CASE<tab>RESULT" (CASE '-' for the test itself; RESULT ok,
 # fail or skip).
