@@ -22,7 +22,7 @@ all: matrix
 
 # Everything CI runs.
 # The bisection builds come last, where ccache has the most to offer them.
-check: check-disk check-shell check-patches check-maintainers check-docs check-man-pages check-mail-identity \
+check: check-disk check-static \
 	matrix check-switch-order harness-selftest \
 	defects-selftest bench-smoke check-regressions check-warnings check-commits
 	@echo "make check: all checks passed"
@@ -145,9 +145,23 @@ bench-kernels: bench-base-kernel bench-series-kernel
 
 # The harness' shell is POSIX sh, and shellcheck finds nothing in it.
 check-shell: deps
-	@echo "==> shellcheck -s sh: harness/"
-	@shellcheck -s sh -x harness/*.sh
-	@echo "    harness/: $$(ls harness/*.sh | wc -l) scripts, clean"
+	@sh $(H)/check-shell.sh
+
+# make check's static checks, once the trees are made: check-man-pages
+# first, alone (the only one that may download, with apt-get, on a cold
+# cache), then check-shell, check-patches, check-maintainers, check-docs
+# and check-mail-identity side by side (harness/par.sh): they read the
+# trees and write nothing another one reads. Each one's output is printed
+# whole, in that order, when all are done; any failure fails. Each one
+# runs alone too, as its own target.
+.PHONY: check-static
+check-static: deps trees
+	@sh $(H)/check-man-pages.sh
+	@sh $(H)/par.sh "check-shell=sh $(H)/check-shell.sh" \
+		"check-patches=$(EACH) -p sh $(H)/check-patches.sh" \
+		"check-maintainers=sh $(H)/check-maintainers.sh" \
+		"check-docs=sh $(H)/check-docs.sh" \
+		"check-mail-identity=sh $(H)/check-mail-identity.sh"
 
 # __switch_to() of the debug kernel writes ACTLR_EL1 only after its
 # dsb(ish), read from its disassembly: no boot under TCG, which has no
