@@ -121,11 +121,13 @@ kvm-base-kernel: trees
 	@sh $(H)/build-kernel.sh --image-only kvm-on
 
 # The base kernels of mainline that the checks compare with the series:
-# the regression guard's cells, sparse/W=1 ('debug'; its build also gives
-# the bisection's first commit from ccache). The guard boots only the
-# image of 'x86', which may come from the cache (--image-only).
+# the regression guard's cells and bench-smoke boot only their images
+# ('debug', 'x86'), which may come from the cache (--image-only), looked
+# up without checking the base out. sparse/W=1 (check-warnings) takes the
+# base's warnings from its own cache, and builds the base's 'debug'
+# itself when they are not there.
 base-kernel: trees
-	@sh $(H)/build-base-kernel.sh debug
+	@sh $(H)/build-base-kernel.sh --image-only debug
 	@sh $(H)/build-base-kernel.sh --image-only x86
 
 # The kernels the benchmark compares, with the same -O2 config ('on').

@@ -2,17 +2,21 @@
 # sparse (C=2) and W=1 over the C files the series touches, in the arm64
 # 'debug' build of the base and of the series: the series must add no warning
 # that the base does not already have. Warnings are compared without their
-# line and column numbers, which the series shifts.
+# line and column numbers, which the series shifts. The base's warnings
+# are kept in the cache under what they are made from (below): a run
+# with the same inputs takes them from there, and needs no build of the
+# base; otherwise the base's 'debug' is built here, if its build
+# directory does not hold a build of the base already.
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=harness/rev-keys.sh
+. "$TOP/harness/rev-keys.sh"
 
 TREE=$BUILD/linux
 base_src=$BUILD/base/linux
 series_out=$BUILD/kernel/debug
 base_out=$BUILD/base/kernel/debug
-for d in "$series_out" "$base_out"; do
-	[ -f "$d/.config" ] || die "no kernel build in $d: run 'make kernels base-kernel'"
-done
+[ -f "$series_out/.config" ] || die "no kernel build in $series_out: run 'make kernels'"
 
 # The touched C files the arm64 build compiles (not the selftests).
 files=$(git -C "$TREE" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)
@@ -50,7 +54,46 @@ warnings() {
 		sort -u >"$RESULTS/warnings-$3.txt"
 }
 
-warnings "$base_src" "$base_out" base
+# The base's warnings are those of the base commit's 'debug' build
+# (build_key_rev: the tree, the variant's configs, the build script, the
+# compiler), the checkers (sparse; python3 runs W=1's kernel-doc), make,
+# this script and the touched files: the same inputs give the same
+# warnings. Empty if the key cannot be read from the commit.
+WARNINGS=$CACHE/base-warnings
+bkey=$(build_key_rev "$TREE" base debug)
+wkey=
+if [ -n "$bkey" ]; then
+	wkey=$({
+		echo "$bkey $CROSS_COMPILE"
+		sparse --version 2>&1 || echo "no sparse"
+		python3 --version 2>&1 || echo "no python3"
+		make --version | head -n 1
+		sha256sum <"$TOP/harness/check-warnings.sh"
+		echo "$files"
+	} | sha256sum | cut -c1-32)
+fi
+if [ -n "$wkey" ] && [ -f "$WARNINGS/$wkey" ]; then
+	cp "$WARNINGS/$wkey" "$RESULTS/warnings-base.txt"
+	touch "$WARNINGS/$wkey"
+	msg "    base: the warnings of a compile with the same inputs ($(cat "$BUILT_STAMPS/$bkey" 2>/dev/null || echo "$bkey"))"
+else
+	# A build of the base commit in its worktree: 'built' by
+	# build-kernel.sh (not an image from the cache), of the base's tree.
+	bin=$(kernel_inputs_rev "$TREE" base arm64)
+	if [ ! -f "$base_src/Makefile" ] || [ ! -f "$base_out/.config" ] ||
+		[ "$(cat "$base_out/.build-result" 2>/dev/null)" != built ] ||
+		{ [ -n "$bin" ] && [ "$(cat "$base_out/.build-inputs" 2>/dev/null)" != "$bin" ]; }; then
+		sh "$TOP/harness/build-base-kernel.sh" debug
+	fi
+	warnings "$base_src" "$base_out" base
+	if [ -n "$wkey" ]; then
+		mkdir -p "$WARNINGS"
+		cp "$RESULTS/warnings-base.txt" "$WARNINGS/$wkey.tmp"
+		mv "$WARNINGS/$wkey.tmp" "$WARNINGS/$wkey"
+		# Those no run has taken for two weeks go.
+		find "$WARNINGS" -type f -mtime +14 -delete
+	fi
+fi
 warnings "$TREE" "$series_out" series
 msg "    touched: $(echo "$files" | paste -sd' ' -)"
 msg "    base: $(wc -l <"$RESULTS/warnings-base.txt") warning(s), series: $(wc -l <"$RESULTS/warnings-series.txt")"

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Build keys read from a commit, without checking it out. Sourced, after
 # lib.sh, by the scripts that look a build of the base commit up before
-# they make its worktree (build-base-kernel.sh).
+# they make its worktree (build-base-kernel.sh, check-warnings.sh).
 #
 # kernel_inputs_rev TREE REV ARCH and build_key_rev TREE REV VARIANT give,
 # byte for byte, what lib.sh's kernel_inputs and build_key give in a
