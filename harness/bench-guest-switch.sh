@@ -24,6 +24,25 @@ for f in "$initrd" "$series" "$reference" "$BUILD/qemu/qemu-system-aarch64"; do
 	[ -f "$f" ] || die "no ${f#"$TOP"/}: run 'make bench-guest-kernels guest qemu'"
 done
 
+vcpio=$(dirname "$initrd")/vm.cpio
+[ -f "$vcpio" ] || die "no ${vcpio#"$TOP"/}: run 'make guest'"
+
+# vm_initrd IMAGE OUT: the guest's initramfs with /vm/Image (IMAGE, which
+# the host boots as its own guest) and /vm/initramfs.cpio, as
+# harness/boot-cell.sh gives a VM cell's host.
+vm_initrd() {
+	_st=$OUT_DIR/stash
+	rm -rf "$_st"
+	mkdir -p "$_st/vm"
+	cp "$1" "$_st/vm/Image"
+	cp "$vcpio" "$_st/vm/initramfs.cpio"
+	cpio_tree "$_st" vm >"$_st.cpio"
+	cat "$initrd" "$_st.cpio" >"$2"
+	rm -rf "$_st" "$_st.cpio"
+}
+OUT_DIR=$RESULTS/bench-guest
+mkdir -p "$OUT_DIR"
+
 stage "benchmark: a per-vCPU guest's switches, series and reference, $rounds round trips"
 raw=$RESULTS/bench-guest-raw.tsv
 : >"$raw"
@@ -35,9 +54,10 @@ data_lines "$TOP/tests/bench-guest.txt" | while read -r cell midr params; do
 		img=$series
 		[ "$k" = series ] || img=$reference
 		log=$RESULTS/bench-guest-$cell-$k.log
+		vm_initrd "$img" "$OUT_DIR/$k.cpio"
 		qemu_boot "guest bench $cell $k" "$log" 1800 "$BUILD/qemu/qemu-system-aarch64" \
 			"-M virt,virtualization=on,gic-version=3 -smp 1 -cpu max,midr=$midr,x-apple-tso=on -icount shift=0,sleep=off" \
-			"$img" "$initrd" \
+			"$img" "$OUT_DIR/$k.cpio" \
 			"console=ttyAMA0 panic=-1 mm_vm=--mem-model+tso-per-vcpu+--cpus+1 mm_vm_bench=$rounds${params:+ $params}"
 		grep -aq '^guest: mem-model-bench: done' "$log" || {
 			tail -n 20 "$log" >&2
@@ -65,4 +85,5 @@ msg ""
 awk -F'\t' '{ printf "%-9s %-16s %10s %10s %17s %s\n", $1, $2, $3, $4, $5, $6 }' "$output"
 msg ""
 msg "    written to ${output#"$TOP"/}"
+rm -rf "$OUT_DIR"
 stage_end
