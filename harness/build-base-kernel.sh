@@ -5,19 +5,17 @@
 # the regression guard, sparse/W=1). Prints its Image. With --image-only
 # (a caller that boots only the image), the image of a build with the
 # same inputs comes from the cache (build-kernel.sh --image-only), looked
-# up by the base commit's key (rev-keys.sh) before the base is checked
-# out: a warm run makes no worktree.
+# up by the base commit's key (lib.sh, build_key_at) before the base is
+# checked out: a warm run makes no worktree.
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=harness/rev-keys.sh
-. "$TOP/harness/rev-keys.sh"
 
 only=
 [ "${1:-}" != --image-only ] || { only=$1; shift; }
 name=${1:?usage: build-base-kernel.sh [--image-only] NAME}
 [ -d "$BUILD/linux/.git" ] || die "no build/linux: run 'make tree' first"
 out=$BUILD/base/kernel/$name
-key=$(build_key_rev "$BUILD/linux" base "$name")
+key=$(build_key_at "$BUILD/linux" base "$name")
 if [ -n "$only" ] && [ -n "$key" ] && [ -f "$IMAGES/$key" ]; then
 	# As build-kernel.sh --image-only does on a hit.
 	frags=$(data_lines "$TOP/harness/kernels.tsv" |
@@ -37,11 +35,4 @@ fi
 # build/kernel/NAME do, so ccache reuses what the series' build compiled.
 src=$BUILD/base/linux
 worktree_at "$src" base
-# The key read from the commit must be the one build-kernel.sh records
-# the build under, from the checkout.
-if [ -n "$key" ]; then
-	wkey=$(build_key "$src" "$name")
-	[ -z "$wkey" ] || [ "$wkey" = "$key" ] ||
-		die "the build key of the base commit ($key, harness/rev-keys.sh) is not that of its checkout ($wkey, lib.sh): make build_key_rev mirror build_key again"
-fi
 sh "$TOP/harness/build-kernel.sh" ${only:+"$only"} --out "$out" "$name" "$src"

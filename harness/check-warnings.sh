@@ -9,8 +9,6 @@
 # directory does not hold a build of the base already.
 # shellcheck source=harness/lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=harness/rev-keys.sh
-. "$TOP/harness/rev-keys.sh"
 
 TREE=$BUILD/linux
 base_src=$BUILD/base/linux
@@ -55,12 +53,12 @@ warnings() {
 }
 
 # The base's warnings are those of the base commit's 'debug' build
-# (build_key_rev: the tree, the variant's configs, the build script, the
+# (build_key_at: the tree, the variant's configs, the build script, the
 # compiler), the checkers (sparse; python3 runs W=1's kernel-doc), make,
 # this script and the touched files: the same inputs give the same
 # warnings. Empty if the key cannot be read from the commit.
 WARNINGS=$CACHE/base-warnings
-bkey=$(build_key_rev "$TREE" base debug)
+bkey=$(build_key_at "$TREE" base debug)
 wkey=
 if [ -n "$bkey" ]; then
 	wkey=$({
@@ -79,7 +77,7 @@ if [ -n "$wkey" ] && [ -f "$WARNINGS/$wkey" ]; then
 else
 	# A build of the base commit in its worktree: 'built' by
 	# build-kernel.sh (not an image from the cache), of the base's tree.
-	bin=$(kernel_inputs_rev "$TREE" base arm64)
+	bin=$(kernel_inputs_at "$TREE" base arm64)
 	if [ ! -f "$base_src/Makefile" ] || [ ! -f "$base_out/.config" ] ||
 		[ "$(cat "$base_out/.build-result" 2>/dev/null)" != built ] ||
 		{ [ -n "$bin" ] && [ "$(cat "$base_out/.build-inputs" 2>/dev/null)" != "$bin" ]; }; then

@@ -319,39 +319,60 @@ arch_image() {
 	esac
 }
 
-# kernel_inputs SRC ARCH: a hash of what a kernel build for ARCH reads
-# from SRC's committed tree: everything but the documentation (save the
-# Kconfig and ABI files that a build may read), MAINTAINERS, the
-# selftests and the other architectures. Empty if SRC is no git tree or
-# has changes that are not committed.
-kernel_inputs() {
-	_st=$(git -C "$1" status --porcelain 2>/dev/null) || return 0
-	[ -z "$_st" ] || return 0
-	case $2 in
+# kernel_inputs_at TREE REV ARCH: a hash of what a kernel build for ARCH
+# reads from commit REV of the git tree TREE: everything but the
+# documentation (save the Kconfig and ABI files that a build may read),
+# MAINTAINERS, the selftests and the other architectures. Read from the
+# commit, without checking it out. Empty if REV is no commit of TREE.
+kernel_inputs_at() {
+	git -C "$1" rev-parse -q --verify "$2^{commit}" >/dev/null 2>&1 || return 0
+	case $3 in
 	x86_64) _ka=x86 ;;
-	*) _ka=$2 ;;
+	*) _ka=$3 ;;
 	esac
 	{
-		git -C "$1" ls-tree HEAD | awk -F '\t' '$2 !~ /^(Documentation|MAINTAINERS|arch|tools)$/'
-		git -C "$1" ls-tree HEAD Documentation/Kconfig Documentation/ABI
-		git -C "$1" ls-tree HEAD arch/ | awk -F '\t' -v a="arch/$_ka" '$1 ~ / blob / || $2 == a'
-		git -C "$1" ls-tree HEAD tools/ | awk -F '\t' '$2 != "tools/testing"'
+		git -C "$1" ls-tree "$2" | awk -F '\t' '$2 !~ /^(Documentation|MAINTAINERS|arch|tools)$/'
+		git -C "$1" ls-tree "$2" Documentation/Kconfig Documentation/ABI
+		git -C "$1" ls-tree "$2" arch/ | awk -F '\t' -v a="arch/$_ka" '$1 ~ / blob / || $2 == a'
+		git -C "$1" ls-tree "$2" tools/ | awk -F '\t' '$2 != "tools/testing"'
 	} | git hash-object --stdin
 }
 
-# build_key SRC VARIANT: the key under which a kernel build of VARIANT
-# (harness/kernels.tsv) from SRC is recorded as done: SRC's kernel inputs,
-# the variant's line and config fragments, the build script and the
-# compiler. Empty if SRC is no git tree or has changes that are not
-# committed.
+# kernel_inputs SRC ARCH: kernel_inputs_at of SRC's checkout. Empty if SRC
+# is no git tree or has changes that are not committed.
+kernel_inputs() {
+	_st=$(git -C "$1" status --porcelain 2>/dev/null) || return 0
+	[ -z "$_st" ] || return 0
+	kernel_inputs_at "$1" HEAD "$2"
+}
+
+# build_key_at TREE REV VARIANT: the key under which a kernel build of
+# VARIANT (harness/kernels.tsv) from commit REV of TREE is recorded as
+# done: the commit's kernel inputs, the variant's line and config
+# fragments, the build script and the compiler. Empty if REV is no
+# commit of TREE. build_key SRC VARIANT: the same for SRC's checkout;
+# empty if SRC is no git tree or has changes that are not committed. A
+# build's key is the same whether it is read from the commit or from a
+# checkout of it, so a build can be looked up before anything is checked
+# out.
+build_key_at() {
+	_arch=$(variant_arch "$3")
+	build_key_of "$(kernel_inputs_at "$1" "$2" "$_arch")" "$3" "$_arch"
+}
+
 build_key() {
 	_arch=$(variant_arch "$2")
-	_in=$(kernel_inputs "$1" "$_arch")
-	[ -n "$_in" ] || return 0
+	build_key_of "$(kernel_inputs "$1" "$_arch")" "$2" "$_arch"
+}
+
+# build_key_of INPUTS VARIANT ARCH: the key of build_key_at, from the
+# kernel inputs; empty if INPUTS is.
+build_key_of() {
+	[ -n "$1" ] || return 0
 	_cc=gcc
-	[ "$_arch" != arm64 ] || _cc=${CROSS_COMPILE}gcc
+	[ "$3" != arm64 ] || _cc=${CROSS_COMPILE}gcc
 	{
-		echo "$_in"
+		echo "$1"
 		data_lines "$TOP/harness/kernels.tsv" | awk -v n="$2" '$1 == n'
 		for _fr in $(data_lines "$TOP/harness/kernels.tsv" |
 			awk -v n="$2" '$1 == n { for (i = 5; i <= NF; i++) print $i }'); do
