@@ -10,13 +10,15 @@
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # The cells of every list, as "ARCH TARGET...": the kselftest targets
-# each names (cells.sh's tests_parse), for the architectures this base
-# boots; a kernel 'base/NAME' is the variant NAME built from the base.
+# each names (cells.sh's tests_parse), of the cells this base boots
+# (cell_on_base) on the architectures it boots; a kernel 'base/NAME' is
+# the variant NAME built from the base.
 cells() {
 	for f in $GUEST_LISTS; do
 		data_lines "$f"
 	done | while read -r line; do
 		cell_load "$line"
+		cell_on_base "$BASE" || continue
 		a=$(variant_arch "${cell_kernel#base/}")
 		case " $BASE_ARCHES " in
 		*" $a "*) echo "$a $t_targets" ;;

@@ -95,22 +95,29 @@ cell_load() {
 	tests_parse "$cell_tests"
 }
 
+# cell_on_base BASE: whether the cell that cell_load read last boots on
+# BASE, whatever its architecture. The VM cells test the KVM series,
+# which only the posting (the first base) carries; the singlestep cell
+# runs there only too (the context switch it steps through is the same
+# code in the backport); a cell with "bases:A+B" boots on those bases
+# alone.
+cell_on_base() {
+	[ -z "$t_vm$t_singlestep" ] || [ "$1" = "$FIRST_BASE" ] || return 1
+	case ${t_bases:-+$1+} in
+	*"+$1+"*) return 0 ;;
+	esac
+	return 1
+}
+
 # base_cells [BASE]: the names of the matrix's cells that BASE (default:
-# this base) boots, those whose kernel is of one of its architectures.
-# The VM cells test the KVM series, which only the posting (the first
-# base) carries; the singlestep cell runs there only too (the context
-# switch it steps through is the same code in the backport); a cell with
-# "bases:A+B" boots on those bases alone.
+# this base) boots (cell_on_base), those whose kernel is of one of its
+# architectures.
 base_cells() {
 	_b=${1:-$BASE}
 	_arches=$(bases_lines | awk -v b="$_b" '$1 == b { print $6 }' | tr , ' ')
 	matrix_lines | while read -r _line; do
 		cell_load "$_line"
-		[ -z "$t_vm$t_singlestep" ] || [ "$_b" = "$FIRST_BASE" ] || continue
-		case ${t_bases:-+$_b+} in
-		*"+$_b+"*) ;;
-		*) continue ;;
-		esac
+		cell_on_base "$_b" || continue
 		case " $_arches " in
 		*" $(variant_arch "${cell_kernel#base/}") "*) echo "$cell_name" ;;
 		esac
